@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './index.ts';
+
+describe('loadConfig', () => {
+  it('defaults to the embedded mode with no variables set', () => {
+    const config = loadConfig({});
+    expect(config.server.port).toBe(3000);
+    expect(config.storage).toEqual({ kind: 'pglite', dataDir: './.kb-data' });
+    expect(config.redis).toBeNull();
+    expect(config.embedding.model).toBe('voyage-3.5');
+    expect(config.security.allowPrivateUrls).toBe(false);
+    expect(config.limits.maxBodyBytes).toBe(10 * 1024 * 1024);
+  });
+
+  it('selects the services mode from DATABASE_URL and REDIS_URL', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/kb',
+      REDIS_URL: 'redis://cache:6379',
+      KB_ALLOW_PRIVATE_URLS: 'true',
+    });
+    expect(config.storage).toMatchObject({ kind: 'postgres', databaseUrl: 'postgres://u@db:5432/kb' });
+    expect(config.redis).toEqual({ url: 'redis://cache:6379' });
+    expect(config.security.allowPrivateUrls).toBe(true);
+  });
+
+  it('treats empty values as unset', () => {
+    const config = loadConfig({ DATABASE_URL: '', PORT: ' ', VOYAGE_API_KEY: '' });
+    expect(config.storage.kind).toBe('pglite');
+    expect(config.server.port).toBe(3000);
+    expect(config.embedding.voyageApiKey).toBeUndefined();
+  });
+
+  it('names every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', KB_ALLOW_PRIVATE_URLS: 'maybe', KB_ADMIN_PASSWORD: 'short' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const variables = (error as ConfigError).problems.map((p) => p.variable).sort();
+    expect(variables).toEqual(['DATABASE_URL', 'KB_ADMIN_PASSWORD', 'KB_ALLOW_PRIVATE_URLS', 'PORT']);
+    expect((error as ConfigError).message).toContain('PORT:');
+  });
+});

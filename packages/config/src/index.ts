@@ -1,0 +1,209 @@
+import { z } from 'zod';
+
+/**
+ * The service's configuration. This module is the only reader of process.env: everything
+ * else receives a parsed Config. Each concern has its own schema; loadConfig() parses them
+ * all and reports every bad variable at once.
+ */
+
+const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const optionalUrl = (protocols: string[]) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine((v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      }, `must be a URL (${protocols.join(' or ')})`)
+      .optional(),
+  );
+const boolFlag = (fallback: boolean) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+      .optional()
+      .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes')),
+  );
+const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ message: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(max, `must be at most ${max}`)
+      .default(fallback),
+  );
+
+const serverSchema = z.object({
+  PORT: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').default(3000),
+  ),
+  HOST: z.preprocess(emptyToUndefined, z.string().default('0.0.0.0')),
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  NODE_ENV: z.preprocess(emptyToUndefined, z.string().default('development')),
+  KB_TRUST_PROXY: boolFlag(false),
+});
+
+const storageSchema = z.object({
+  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  KB_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.kb-data')),
+  KB_DB_POOL_SIZE: positiveInt(10, 200),
+});
+
+const redisSchema = z.object({
+  REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+});
+
+const embeddingSchema = z.object({
+  VOYAGE_API_KEY: optionalString,
+  VOYAGE_BASE_URL: optionalUrl(['http:', 'https:']),
+  VOYAGE_MODEL: z.preprocess(emptyToUndefined, z.string().default('voyage-3.5')),
+  KB_EMBEDDING_DIM: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ message: 'must be a number' }).int().min(8).max(4096, 'must be at most 4096').optional(),
+  ),
+});
+
+const llmSchema = z.object({
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalUrl(['http:', 'https:']),
+  ANTHROPIC_MODEL: z.preprocess(emptyToUndefined, z.string().default('claude-sonnet-4-6')),
+});
+
+const wikiSchema = z.object({
+  WIKI_BASE_URL: optionalUrl(['http:', 'https:']),
+  WIKI_EMAIL: optionalString,
+  WIKI_API_TOKEN: optionalString,
+});
+
+const securitySchema = z.object({
+  KB_ADMIN_PASSWORD: z.preprocess(
+    emptyToUndefined,
+    z.string().min(12, 'must be at least 12 characters').optional(),
+  ),
+  KB_ALLOW_PRIVATE_URLS: boolFlag(false),
+  KB_SESSION_TTL_HOURS: positiveInt(12, 24 * 30),
+});
+
+const limitsSchema = z.object({
+  KB_MAX_BODY_BYTES: positiveInt(10 * 1024 * 1024),
+  KB_MAX_SPEC_BYTES: positiveInt(25 * 1024 * 1024),
+  KB_MAX_FETCH_BYTES: positiveInt(10 * 1024 * 1024),
+  KB_FETCH_TIMEOUT_MS: positiveInt(15_000),
+  KB_MAX_REDIRECTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(20).default(5)),
+});
+
+const schemas = {
+  server: serverSchema,
+  storage: storageSchema,
+  redis: redisSchema,
+  embedding: embeddingSchema,
+  llm: llmSchema,
+  wiki: wikiSchema,
+  security: securitySchema,
+  limits: limitsSchema,
+} as const;
+
+export type EnvSource = Record<string, string | undefined>;
+
+export interface Config {
+  server: { port: number; host: string; logLevel: string; production: boolean; trustProxy: boolean };
+  storage:
+    | { kind: 'postgres'; databaseUrl: string; poolSize: number }
+    | { kind: 'pglite'; dataDir: string };
+  redis: { url: string } | null;
+  embedding: { voyageApiKey?: string; voyageBaseUrl?: string; model: string; dimension?: number };
+  llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string };
+  wiki: { baseUrl?: string; email?: string; apiToken?: string };
+  security: { adminPassword?: string; allowPrivateUrls: boolean; sessionTtlMs: number };
+  limits: {
+    maxBodyBytes: number;
+    maxSpecBytes: number;
+    maxFetchBytes: number;
+    fetchTimeoutMs: number;
+    maxRedirects: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: Array<{ variable: string; message: string }>) {
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment (process.env by default). Throws ConfigError naming every bad variable. */
+export function loadConfig(env: EnvSource = process.env): Config {
+  const problems: Array<{ variable: string; message: string }> = [];
+  const parsed: Record<string, Record<string, unknown>> = {};
+  for (const [concern, schema] of Object.entries(schemas)) {
+    const result = schema.safeParse(env);
+    if (result.success) {
+      parsed[concern] = result.data as Record<string, unknown>;
+    } else {
+      for (const issue of result.error.issues) {
+        problems.push({ variable: String(issue.path[0] ?? concern), message: issue.message });
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const server = parsed.server as z.infer<typeof serverSchema>;
+  const storage = parsed.storage as z.infer<typeof storageSchema>;
+  const redis = parsed.redis as z.infer<typeof redisSchema>;
+  const embedding = parsed.embedding as z.infer<typeof embeddingSchema>;
+  const llm = parsed.llm as z.infer<typeof llmSchema>;
+  const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
+  const security = parsed.security as z.infer<typeof securitySchema>;
+  const limits = parsed.limits as z.infer<typeof limitsSchema>;
+
+  return {
+    server: {
+      port: server.PORT,
+      host: server.HOST,
+      logLevel: server.LOG_LEVEL,
+      production: server.NODE_ENV === 'production',
+      trustProxy: server.KB_TRUST_PROXY,
+    },
+    storage: storage.DATABASE_URL
+      ? { kind: 'postgres', databaseUrl: storage.DATABASE_URL, poolSize: storage.KB_DB_POOL_SIZE }
+      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR },
+    redis: redis.REDIS_URL ? { url: redis.REDIS_URL } : null,
+    embedding: {
+      voyageApiKey: embedding.VOYAGE_API_KEY,
+      voyageBaseUrl: embedding.VOYAGE_BASE_URL,
+      model: embedding.VOYAGE_MODEL,
+      dimension: embedding.KB_EMBEDDING_DIM,
+    },
+    llm: { anthropicApiKey: llm.ANTHROPIC_API_KEY, anthropicBaseUrl: llm.ANTHROPIC_BASE_URL, model: llm.ANTHROPIC_MODEL },
+    wiki: { baseUrl: wiki.WIKI_BASE_URL, email: wiki.WIKI_EMAIL, apiToken: wiki.WIKI_API_TOKEN },
+    security: {
+      adminPassword: security.KB_ADMIN_PASSWORD,
+      allowPrivateUrls: security.KB_ALLOW_PRIVATE_URLS,
+      sessionTtlMs: security.KB_SESSION_TTL_HOURS * 3_600_000,
+    },
+    limits: {
+      maxBodyBytes: limits.KB_MAX_BODY_BYTES,
+      maxSpecBytes: limits.KB_MAX_SPEC_BYTES,
+      maxFetchBytes: limits.KB_MAX_FETCH_BYTES,
+      fetchTimeoutMs: limits.KB_FETCH_TIMEOUT_MS,
+      maxRedirects: limits.KB_MAX_REDIRECTS,
+    },
+  };
+}
+
+/** The variables loadConfig() reads, for documentation and checks. */
+export const CONFIG_VARIABLES: readonly string[] = Object.values(schemas).flatMap((s) => Object.keys(s.shape));

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDatabase, StoreLockedError } from './index.ts';
+import { createEmptyPostgresDatabase, createTestDatabase, testStoreKinds } from './testing.ts';
+
+const kinds = await testStoreKinds();
+
+describe.each(kinds)('schema on %s', (kind) => {
+  it('creates every table, the vector index and the full-text index', async () => {
+    const { database, drop } = await createTestDatabase(kind);
+    try {
+      const tables = await sql<{ table_name: string }>`
+        select table_name from information_schema.tables where table_schema = 'public' order by table_name`.execute(database.db);
+      expect(tables.rows.map((r) => r.table_name)).toEqual(
+        expect.arrayContaining([
+          'admin_sessions', 'api_keys', 'chunks', 'conversations', 'documents', 'faq_cache',
+          'ingestion_jobs', 'messages', 'namespaces', 'parent_chunks', 'store_meta',
+        ]),
+      );
+      const indexes = await sql<{ indexdef: string }>`
+        select indexdef from pg_indexes where tablename = 'chunks'`.execute(database.db);
+      const defs = indexes.rows.map((r) => r.indexdef).join('\n');
+      expect(defs).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
+      expect(defs).toMatch(/USING gin \(search_tsv\)/);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('stores vectors and orders by cosine distance', async () => {
+    const { database, drop } = await createTestDatabase(kind);
+    try {
+      const db = database.db;
+      await db.insertInto('namespaces').values({ id: 'user_docs' }).execute();
+      const doc = await db
+        .insertInto('documents')
+        .values({ namespace: 'user_docs', slug: 's', title: 'T', metadata: JSON.stringify({}), content_hash: 'h' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const vec = (first: number) => `[${[first, ...new Array(1023).fill(0)].join(',')}]`;
+      await db
+        .insertInto('chunks')
+        .values([
+          { document_id: doc.id, namespace: 'user_docs', ordinal: 0, heading_path: 'T', content: 'alpha', token_count: 1, embedding: vec(1) },
+          { document_id: doc.id, namespace: 'user_docs', ordinal: 1, heading_path: 'T', content: 'beta', token_count: 1, embedding: vec(-1) },
+        ])
+        .execute();
+      const rows = await sql<{ content: string; distance: number }>`
+        select content, embedding <=> ${vec(1)}::vector as distance from chunks order by embedding <=> ${vec(1)}::vector limit 2`.execute(db);
+      expect(rows.rows.map((r) => r.content)).toEqual(['alpha', 'beta']);
+      expect(Number(rows.rows[0]!.distance)).toBeCloseTo(0);
+      const tsv = await sql<{ n: number }>`select count(*)::int as n from chunks where search_tsv @@ plainto_tsquery('english', 'alphas')`.execute(db);
+      expect(tsv.rows[0]!.n).toBe(1);
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe('migrations', () => {
+  it('run once and are recorded (PGlite on disk)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));
+    try {
+      const first = await createDatabase({ kind: 'pglite', dataDir: dir });
+      expect(await first.migrate()).toEqual(['20261121T0000_initial']);
+      await first.close();
+      const second = await createDatabase({ kind: 'pglite', dataDir: dir });
+      expect(await second.migrate()).toEqual([]);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(kinds.includes('postgres'))('run once and are recorded (PostgreSQL)', async () => {
+    const empty = await createEmptyPostgresDatabase();
+    try {
+      const first = await createDatabase({ kind: 'postgres', databaseUrl: empty.url });
+      expect(await first.migrate()).toEqual(['20261121T0000_initial']);
+      expect(await first.migrate()).toEqual([]);
+      await first.close();
+    } finally {
+      await empty.drop();
+    }
+  });
+});
+
+describe('embedded store lock', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('refuses a second opener while the first holds the store, in this process and another', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-lock-'));
+    dirs.push(dir);
+    const owner = await createDatabase({ kind: 'pglite', dataDir: dir });
+    try {
+      await expect(createDatabase({ kind: 'pglite', dataDir: dir })).rejects.toBeInstanceOf(StoreLockedError);
+      const child = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', '-e', `import('${join(import.meta.dirname, 'index.ts')}').then(m => m.createDatabase({ kind: 'pglite', dataDir: ${JSON.stringify(dir)} })).then(() => process.exit(0), e => { console.error(e.name); process.exit(3); })`],
+        { encoding: 'utf8' },
+      );
+      expect(child.status).toBe(3);
+      expect(child.stderr).toContain('StoreLockedError');
+    } finally {
+      await owner.close();
+    }
+    const again = await createDatabase({ kind: 'pglite', dataDir: dir });
+    await again.close();
+  });
+
+  it('takes over a lock left by a dead process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-lock-'));
+    dirs.push(dir);
+    const child = spawnSync(process.execPath, ['-e', 'process.exit(0)']);
+    const deadPid = child.pid!;
+    const { writeFileSync } = await import('node:fs');
+    const { hostname } = await import('node:os');
+    writeFileSync(join(dir, 'kb.lock'), JSON.stringify({ pid: deadPid, hostname: hostname(), startedAt: 'x', command: 'gone' }));
+    const database = await createDatabase({ kind: 'pglite', dataDir: dir });
+    await database.close();
+  });
+});

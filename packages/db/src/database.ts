@@ -1,0 +1,133 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import pgvector from 'pgvector/pg';
+import { migrationProvider } from './migrations/index.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { DB } from './schema.ts';
+import { acquireStoreLock, type StoreLock } from './store-lock.ts';
+
+export type StorageOptions =
+  | { kind: 'postgres'; databaseUrl: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir: string }
+  /** An in-memory embedded store (tests, dry runs). */
+  | { kind: 'pglite-memory' }
+  /** An already open PGlite instance (tests cloning a migrated template). */
+  | { kind: 'pglite-instance'; pglite: PGlite };
+
+export interface DatabaseOptions {
+  /** Dimension of the embedding column when the store is created. */
+  embeddingDimension?: number;
+}
+
+export const DEFAULT_EMBEDDING_DIMENSION = 1024;
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly kind: 'postgres' | 'pglite';
+  /** A human-readable description for logs: never includes credentials. */
+  readonly description: string;
+  migrate(): Promise<string[]>;
+  ping(): Promise<void>;
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** The PGlite instance behind an embedded store (tests clone it). */
+  readonly pglite?: PGlite;
+}
+
+export class MigrationError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MigrationError';
+  }
+}
+
+function describeUrl(url: string): string {
+  const u = new URL(url);
+  return `postgres ${u.hostname}:${u.port || '5432'}${u.pathname}`;
+}
+
+export async function createDatabase(storage: StorageOptions, options: DatabaseOptions = {}): Promise<Database> {
+  const embeddingDimension = options.embeddingDimension ?? DEFAULT_EMBEDDING_DIMENSION;
+
+  if (storage.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: storage.databaseUrl, max: storage.poolSize ?? 10 });
+    pool.on('connect', (client) => {
+      // The extension may not exist before the first migration; registering then fails harmlessly
+      // and the next connection registers again.
+      pgvector.registerTypes(client).catch(() => undefined);
+    });
+    // An idle client's error (database restarted) must not crash the process.
+    pool.on('error', () => undefined);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return wrap(db, 'postgres', describeUrl(storage.databaseUrl), embeddingDimension, async () => {
+      await db.destroy();
+    });
+  }
+
+  let lock: StoreLock | undefined;
+  let pglite: PGlite;
+  let description: string;
+  if (storage.kind === 'pglite') {
+    lock = acquireStoreLock(storage.dataDir);
+    try {
+      pglite = await PGlite.create(storage.dataDir, { extensions: { vector } });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+    description = `embedded (PGlite) in ${storage.dataDir}`;
+  } else if (storage.kind === 'pglite-memory') {
+    pglite = await PGlite.create({ extensions: { vector } });
+    description = 'embedded (PGlite) in memory';
+  } else {
+    pglite = storage.pglite;
+    description = 'embedded (PGlite) instance';
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const database = wrap(db, 'pglite', description, embeddingDimension, async () => {
+    await db.destroy();
+    await pglite.close();
+    lock?.release();
+  });
+  return Object.assign(database, { pglite });
+}
+
+function wrap(
+  db: Kysely<DB>,
+  kind: 'postgres' | 'pglite',
+  description: string,
+  embeddingDimension: number,
+  close: () => Promise<void>,
+): Database {
+  let closed = false;
+  return {
+    db,
+    kind,
+    description,
+    async migrate() {
+      const migrator = new Migrator({ db, provider: migrationProvider({ embeddingDimension }) });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) {
+        const failed = results?.find((r) => r.status === 'Error');
+        throw new MigrationError(
+          `Database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    transaction(fn) {
+      return db.transaction().execute(fn);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await close();
+    },
+  };
+}

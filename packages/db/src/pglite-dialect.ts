@@ -1,0 +1,99 @@
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+/**
+ * A Kysely dialect over an embedded PGlite database. PGlite has a single connection, so the
+ * driver hands it out to one user at a time: a transaction holds it from BEGIN to COMMIT and
+ * queries of other callers wait, which keeps transactions from interleaving.
+ */
+export class PGliteDialect implements Dialect {
+  constructor(private readonly pglite: PGlite) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return new PGliteDriver(this.pglite);
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new PostgresIntrospector(db);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+}
+
+class PGliteDriver implements Driver {
+  private readonly connection: PGliteConnection;
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(pglite: PGlite) {
+    this.connection = new PGliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let release!: () => void;
+    const previous = this.tail;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    this.connection.release = release;
+    return this.connection;
+  }
+
+  async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const isolation = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
+    await conn.executeQuery(CompiledQuery.raw(`begin${isolation}`));
+  }
+
+  async commitTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(conn: DatabaseConnection): Promise<void> {
+    (conn as PGliteConnection).release?.();
+  }
+
+  async destroy(): Promise<void> {
+    await this.tail;
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  release?: () => void;
+
+  constructor(private readonly pglite: PGlite) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters], {
+      rowMode: 'object',
+    });
+    const affected = result.affectedRows;
+    return {
+      rows: result.rows,
+      ...(affected !== undefined && !/^\s*select/i.test(compiledQuery.sql)
+        ? { numAffectedRows: BigInt(affected) }
+        : {}),
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Streaming queries are not supported on the embedded store');
+  }
+}

@@ -1,0 +1,25 @@
+import type { ApiKeysTable } from './tables/api-keys.ts';
+import type { AdminSessionsTable } from './tables/admin-sessions.ts';
+import type { ChunksTable, ParentChunksTable } from './tables/chunks.ts';
+import type { ConversationsTable, MessagesTable } from './tables/conversations.ts';
+import type { DocumentsTable } from './tables/documents.ts';
+import type { FaqCacheTable } from './tables/faq-cache.ts';
+import type { IngestionJobsTable } from './tables/ingestion-jobs.ts';
+import type { NamespacesTable } from './tables/namespaces.ts';
+import type { StoreMetaTable } from './tables/store-meta.ts';
+
+export interface DB {
+  namespaces: NamespacesTable;
+  documents: DocumentsTable;
+  parent_chunks: ParentChunksTable;
+  chunks: ChunksTable;
+  api_keys: ApiKeysTable;
+  admin_sessions: AdminSessionsTable;
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+  ingestion_jobs: IngestionJobsTable;
+  faq_cache: FaqCacheTable;
+  store_meta: StoreMetaTable;
+}
+
+export type { JobProgress, JobStatus } from './tables/ingestion-jobs.ts';

@@ -1,0 +1,26 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** A heading-bounded section of a document: the context a child chunk can widen to. */
+export interface ParentChunksTable {
+  id: Generated<string>;
+  document_id: string;
+  ordinal: number;
+  heading_path: string;
+  content: string;
+}
+
+/** A retrievable piece of a parent chunk, with its embedding. */
+export interface ChunksTable {
+  id: Generated<string>;
+  document_id: string;
+  parent_id: string | null;
+  namespace: string;
+  ordinal: number;
+  heading_path: string;
+  content: string;
+  token_count: number;
+  /** pgvector literal on write ('[1,2,3]'); read back as text on PGlite, number[] on pg with types registered. */
+  embedding: ColumnType<string | number[] | null, string | null, string | null>;
+  /** Generated full-text vector; never written. */
+  search_tsv: ColumnType<string, never, never>;
+}

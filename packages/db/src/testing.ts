@@ -1,0 +1,137 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import pg from 'pg';
+import { createDatabase, DEFAULT_EMBEDDING_DIMENSION, type Database } from './database.ts';
+import { migrationProvider } from './migrations/index.ts';
+
+/**
+ * Test databases: a fresh, migrated database per call, on either engine.
+ * PGlite: a migrated in-memory template is built once per test process and cloned.
+ * PostgreSQL: a migrated template database is built once (named after the migrations, so a
+ * new migration makes a new template) and each test database is CREATE DATABASE ... TEMPLATE.
+ */
+
+export type TestStoreKind = 'pglite' | 'postgres';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+let pgliteTemplate: Promise<PGlite> | undefined;
+
+async function migratedPgliteTemplate(): Promise<PGlite> {
+  pgliteTemplate ??= (async () => {
+    const pglite = await PGlite.create({ extensions: { vector } });
+    const database = await createDatabase({ kind: 'pglite-instance', pglite });
+    await database.migrate();
+    return pglite;
+  })();
+  return pgliteTemplate;
+}
+
+async function templateName(): Promise<string> {
+  const names = Object.keys(await migrationProvider({ embeddingDimension: DEFAULT_EMBEDDING_DIMENSION }).getMigrations());
+  return `kb_tpl_${createHash('sha256').update(names.join(',')).digest('hex').slice(0, 12)}`;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function adminQuery<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function ensurePostgresTemplate(): Promise<string> {
+  const name = await templateName();
+  await adminQuery(async (client) => {
+    // Serialise template creation across parallel test processes.
+    await client.query('select pg_advisory_lock(774411)');
+    try {
+      const exists = await client.query('select 1 from pg_database where datname = $1', [name]);
+      if (exists.rowCount === 0) {
+        const building = `${name}_building_${randomBytes(3).toString('hex')}`;
+        await client.query(`create database "${building}"`);
+        const database = await createDatabase({ kind: 'postgres', databaseUrl: withDatabase(TEST_DATABASE_URL, building), poolSize: 1 });
+        try {
+          await database.migrate();
+        } finally {
+          await database.close();
+        }
+        await client.query(`alter database "${building}" rename to "${name}"`);
+      }
+    } finally {
+      await client.query('select pg_advisory_unlock(774411)');
+    }
+  });
+  return name;
+}
+
+export interface TestDatabase {
+  database: Database;
+  /** Connection URL of a PostgreSQL test database (undefined on PGlite). */
+  url?: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(kind: TestStoreKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const template = await migratedPgliteTemplate();
+    const pglite = (await template.clone()) as PGlite;
+    const database = await createDatabase({ kind: 'pglite-instance', pglite });
+    return { database, drop: () => database.close() };
+  }
+  const template = await ensurePostgresTemplate();
+  const name = `kb_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await adminQuery((client) => client.query(`create database "${name}" template "${template}"`));
+  const url = withDatabase(TEST_DATABASE_URL, name);
+  const database = await createDatabase({ kind: 'postgres', databaseUrl: url, poolSize: 5 });
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      await adminQuery((client) => client.query(`drop database if exists "${name}" with (force)`));
+    },
+  };
+}
+
+/** Creates an empty PostgreSQL database (not migrated) and returns its URL and a drop function. */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `kb_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await adminQuery((client) => client.query(`create database "${name}"`));
+  return {
+    url: withDatabase(TEST_DATABASE_URL, name),
+    drop: () => adminQuery((client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+  };
+}
+
+let postgresReachable: Promise<boolean> | undefined;
+
+/**
+ * Whether the PostgreSQL test server answers. CI must have it: there an unreachable server
+ * fails the run instead of skipping the suites that need it.
+ */
+export function isPostgresAvailable(): Promise<boolean> {
+  postgresReachable ??= adminQuery(async () => true).catch((error: unknown) => {
+    if (process.env.CI === 'true') {
+      throw new Error(`PostgreSQL is required in CI but ${TEST_DATABASE_URL} is unreachable: ${String(error)}`);
+    }
+    console.warn(`PostgreSQL at ${TEST_DATABASE_URL} is unreachable: its test suites are skipped.`);
+    return false;
+  });
+  return postgresReachable;
+}
+
+/** The stores a storage test should run on: always PGlite, and PostgreSQL when it is reachable. */
+export async function testStoreKinds(): Promise<TestStoreKind[]> {
+  return (await isPostgresAvailable()) ? ['pglite', 'postgres'] : ['pglite'];
+}
