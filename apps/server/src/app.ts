@@ -1,0 +1,112 @@
+import type { AddressInfo } from 'node:net';
+import type { Config } from '@kb/config';
+import { createLogger, createServices, type Logger, type Services } from '@kb/core';
+import { createDatabase, type Database } from '@kb/db';
+import { Redis } from 'ioredis';
+import { createHttpApp } from './http.ts';
+
+export interface RunningService {
+  url: string;
+  port: number;
+  services: Services;
+  /** Stops taking requests, lets running ones finish (up to graceMs), then releases everything. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
+
+async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // Requests fail fast while Redis is away instead of queueing without bound.
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  });
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new StartupError(`Cannot reach Redis at REDIS_URL: ${(error as Error).message}`, { cause: error });
+  }
+  return redis;
+}
+
+/**
+ * The composition root: configuration -> database (migrated) -> Redis -> services -> HTTP.
+ * `database` may be passed in (tests hand over a prepared one; it is then not closed here).
+ */
+export async function startService(
+  config: Config,
+  options: { logger?: Logger; database?: Database } = {},
+): Promise<RunningService> {
+  const logger = options.logger ?? createLogger({ level: config.server.logLevel });
+  const ownsDatabase = !options.database;
+  const database =
+    options.database ??
+    (await createDatabase(
+      config.storage.kind === 'postgres'
+        ? { kind: 'postgres', databaseUrl: config.storage.databaseUrl, poolSize: config.storage.poolSize }
+        : { kind: 'pglite', dataDir: config.storage.dataDir },
+      { embeddingDimension: config.embedding.dimension },
+    ));
+  let redis: Redis | null = null;
+  try {
+    const applied = await database.migrate();
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    if (config.redis) redis = await connectRedis(config.redis.url, logger);
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
+
+  const services = createServices({ config, database, logger, redis });
+  const app = createHttpApp(services);
+  await new Promise<void>((resolve, reject) => {
+    app.server.once('error', reject);
+    app.server.listen(config.server.port, config.server.host, () => {
+      app.server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = app.server.address() as AddressInfo;
+  const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
+  logger.info(
+    {
+      port,
+      database: database.description,
+      rateLimitCounters: redis ? 'redis' : 'memory',
+      adminLogin: services.sessions.enabled ? 'enabled' : 'disabled (set KB_ADMIN_PASSWORD)',
+    },
+    'knowledge base service listening',
+  );
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    services,
+    stop(graceMs = 10_000) {
+      stopping ??= (async () => {
+        app.beginShutdown();
+        const closed = new Promise<void>((resolve) => app.server.close(() => resolve()));
+        app.server.closeIdleConnections();
+        const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
+        await closed;
+        clearTimeout(timer);
+        await services.stop();
+        if (redis) await redis.quit().catch(() => redis?.disconnect());
+        if (ownsDatabase) await database.close();
+        logger.info('stopped');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { API_BASE_PATH, appRouter, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
+import { AppError, isAppError, SERVICE_VERSION, type Logger, type Services } from '@kb/core';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import type { TRPCError } from '@trpc/server';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { isJsonMediaType, mediaType, parseJsonBody, readBody } from './body.ts';
+import { sendError, sendJson } from './http-errors.ts';
+
+const requestMeta = Symbol('kb.request');
+
+interface RequestMeta {
+  requestId: string;
+  log: Logger;
+  ip: string;
+  secure: boolean;
+}
+
+type KbRequest = IncomingMessage & { [requestMeta]?: RequestMeta; body?: unknown };
+
+export interface HttpApp {
+  server: Server;
+  /** Marks the process as stopping: /healthz and /readyz answer 503 so balancers drain it. */
+  beginShutdown(): void;
+}
+
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+function createContext(services: Services, req: KbRequest): RequestContext {
+  const meta = req[requestMeta]!;
+  let cookies: Map<string, string> | undefined;
+  const header = (name: string): string | undefined => {
+    const value = req.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return {
+    services,
+    requestId: meta.requestId,
+    ip: meta.ip,
+    secure: meta.secure,
+    log: meta.log,
+    header,
+    cookie(name) {
+      cookies ??= parseCookies(header('cookie'));
+      return cookies.get(name);
+    },
+    responseHeaders: {},
+    caller: { kind: 'anonymous' },
+  };
+}
+
+function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, fallback: Logger): void {
+  const log = ctx?.log ?? fallback;
+  if (error.code === 'INTERNAL_SERVER_ERROR') {
+    log.error({ err: error.cause ?? error }, 'request failed');
+  } else {
+    log.debug({ code: error.code, message: error.message }, 'request refused');
+  }
+}
+
+export function createHttpApp(services: Services): HttpApp {
+  const { config, logger } = services;
+  const openApiDocument = JSON.stringify(buildOpenApiDocument({ version: SERVICE_VERSION }));
+  let shuttingDown = false;
+
+  const rest = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req }) => createContext(services, req as KbRequest),
+    responseMeta: (opts) => responseMeta(opts as Parameters<typeof responseMeta>[0]),
+    onError: ({ error, ctx }) => logProcedureError(error, ctx as RequestContext | undefined, logger),
+    maxBodySize: config.limits.maxBodyBytes,
+  });
+
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: '/trpc/',
+    createContext: ({ req }) => createContext(services, req as KbRequest),
+    responseMeta: (opts) => responseMeta(opts as Parameters<typeof responseMeta>[0]),
+    onError: ({ error, ctx }) => logProcedureError(error, ctx, logger),
+    maxBodySize: config.limits.maxBodyBytes,
+  });
+
+  async function handleRest(req: KbRequest, res: ServerResponse, pathname: string): Promise<void> {
+    if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
+      const type = mediaType(req);
+      const body = await readBody(req, config.limits.maxBodyBytes);
+      if (body.length > 0 && !isJsonMediaType(type)) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', type ? `Unsupported content type "${type}": send application/json` : 'Missing Content-Type: send application/json');
+      }
+      req.body = parseJsonBody(body);
+      // The adapter checks the header before it looks at the parsed body.
+      req.headers['content-type'] = 'application/json';
+    }
+    req.url = pathname.slice(API_BASE_PATH.length) + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
+    await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
+  }
+
+  async function handle(req: KbRequest, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const pathname = url.pathname;
+
+    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      return shuttingDown
+        ? sendJson(res, 503, { status: 'stopping' })
+        : sendJson(res, 200, { status: 'ok', version: SERVICE_VERSION });
+    }
+    if (pathname === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (shuttingDown) return sendJson(res, 503, { status: 'stopping' });
+      const checks: Record<string, string> = {};
+      let ready = true;
+      try {
+        await services.database.ping();
+        checks.database = 'ok';
+      } catch (error) {
+        ready = false;
+        checks.database = 'unreachable';
+        req[requestMeta]!.log.warn({ err: error }, 'readiness: database unreachable');
+      }
+      if (services.redis) {
+        try {
+          await services.redis.ping();
+          checks.redis = 'ok';
+        } catch (error) {
+          ready = false;
+          checks.redis = 'unreachable';
+          req[requestMeta]!.log.warn({ err: error }, 'readiness: redis unreachable');
+        }
+      }
+      return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
+    }
+    if (pathname === `${API_BASE_PATH}/openapi.json` && req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
+      res.end(openApiDocument);
+      return;
+    }
+    if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`)) {
+      return handleRest(req, res, pathname);
+    }
+    if (pathname.startsWith('/trpc/')) {
+      trpc(req, res);
+      return;
+    }
+    sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
+  }
+
+  const server = createServer((req: KbRequest, res) => {
+    const started = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const log = logger.child({ reqId: requestId });
+    const secure =
+      (req.socket as { encrypted?: boolean }).encrypted === true ||
+      (config.server.trustProxy && req.headers['x-forwarded-proto'] === 'https');
+    req[requestMeta] = { requestId, log, ip: clientAddress(req, config.server.trustProxy), secure };
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.info({ method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    handle(req, res).catch((error: unknown) => {
+      if (isAppError(error)) {
+        if (error.code === 'PAYLOAD_TOO_LARGE') res.setHeader('Connection', 'close');
+        sendError(res, error.code, error.message, error.headers);
+        if (error.code === 'PAYLOAD_TOO_LARGE') req.resume();
+        return;
+      }
+      log.error({ err: error }, 'unhandled request failure');
+      sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+    });
+  });
+
+  // Malformed HTTP never reaches the handler: answer it in the same JSON shape.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({ message: tooLarge ? 'Request headers too large' : 'Malformed HTTP request', code: 'BAD_REQUEST' });
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
+
+  return {
+    server,
+    beginShutdown() {
+      shuttingDown = true;
+    },
+  };
+}

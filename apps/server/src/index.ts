@@ -1,0 +1,2 @@
+export { startService, StartupError } from './app.ts';
+export type { RunningService } from './app.ts';

@@ -1,0 +1,44 @@
+import type { AuthenticatedKey, Logger, Services } from '@kb/core';
+
+export type AuthLevel = 'public' | 'apiKey' | 'admin';
+
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'key'; key: AuthenticatedKey }
+  | { kind: 'session'; token: string };
+
+export interface RequestContext {
+  services: Services;
+  requestId: string;
+  /** Client address (the socket's, or X-Forwarded-For's first hop when KB_TRUST_PROXY is set). */
+  ip: string;
+  /** Whether the client reached us over TLS (directly or through a trusted proxy). */
+  secure: boolean;
+  log: Logger;
+  header(name: string): string | undefined;
+  cookie(name: string): string | undefined;
+  /** Response headers to send with the response, success or error. */
+  responseHeaders: Record<string, string | string[]>;
+  /** Success status other than 200 (201 for creations, 202 for accepted jobs). */
+  responseStatus?: number;
+  caller: Caller;
+}
+
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  if (!header) return cookies;
+  for (const part of header.split(';')) {
+    const index = part.indexOf('=');
+    if (index <= 0) continue;
+    const name = part.slice(0, index).trim();
+    const value = part.slice(index + 1).trim();
+    if (!cookies.has(name)) {
+      try {
+        cookies.set(name, decodeURIComponent(value));
+      } catch {
+        cookies.set(name, value);
+      }
+    }
+  }
+  return cookies;
+}

@@ -1,0 +1,36 @@
+import { AppError } from '@kb/core';
+import { z } from 'zod';
+import { procedure } from '../../trpc.ts';
+import { setSessionCookie } from './session-cookie.ts';
+
+export const login = procedure
+  .meta({
+    auth: 'public',
+    openapi: {
+      method: 'POST',
+      path: '/auth/login',
+      tags: ['auth'],
+      summary: 'Start an admin session',
+      description: 'Checks the password against KB_ADMIN_PASSWORD and sets an HttpOnly, SameSite=Strict session cookie that grants the admin endpoints.',
+    },
+  })
+  .input(z.object({ password: z.string().min(1).max(1000) }))
+  .output(z.object({ ok: z.literal(true), expiresAt: z.string() }))
+  .mutation(async ({ ctx, input }) => {
+    // Password guessing is limited per client address.
+    const decision = await ctx.services.rateLimiter.hit(`login:${ctx.ip}`, [{ windowSeconds: 60, limit: 10 }]);
+    if (!decision.allowed) {
+      throw new AppError('TOO_MANY_REQUESTS', 'Too many login attempts; try again later', {
+        headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 60) },
+      });
+    }
+    try {
+      const session = await ctx.services.sessions.login(input.password);
+      setSessionCookie(ctx, session.token, Math.floor(ctx.services.sessions.ttlMs / 1000));
+      ctx.log.info('admin session started');
+      return { ok: true as const, expiresAt: session.expiresAt.toISOString() };
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'UNAUTHORIZED') ctx.log.warn('failed admin login');
+      throw error;
+    }
+  });

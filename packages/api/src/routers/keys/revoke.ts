@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { procedure } from '../../trpc.ts';
+
+export const revokeKey = procedure
+  .meta({
+    auth: 'admin',
+    openapi: { method: 'DELETE', path: '/keys/{id}', tags: ['keys'], summary: 'Revoke an API key', protect: true, errorResponses: { 404: 'No such key', 409: 'Already revoked' } },
+  })
+  .input(z.object({ id: z.string().min(1).max(100) }))
+  .output(z.object({ revoked: z.literal(true), id: z.string() }))
+  .mutation(async ({ ctx, input }) => {
+    const result = await ctx.services.keys.revoke(input.id);
+    ctx.log.info({ revokedKeyId: result.id }, 'API key revoked');
+    return result;
+  });

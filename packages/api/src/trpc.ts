@@ -1,0 +1,121 @@
+import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, SESSION_COOKIE } from '@kb/core';
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { AuthLevel, Caller, RequestContext } from './context.ts';
+
+export interface Meta extends OpenApiMeta {
+  /** Who may call the procedure. Absent means admin: access is denied by default. */
+  auth?: AuthLevel;
+  /** Success status when not 200 (201 Created, 202 Accepted); also written into the OpenAPI document. */
+  successStatus?: 201 | 202;
+}
+
+/**
+ * Procedures callable without credentials. A procedure whose meta says `auth: 'public'`
+ * but is not listed here is refused, so a forgotten or mistyped meta never opens a route.
+ */
+export const PUBLIC_PROCEDURES: ReadonlySet<string> = new Set(['auth.login', 'auth.logout']);
+
+const t = initTRPC
+  .context<RequestContext>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      // One body everywhere: { message, code } (REST adds `issues` for invalid input).
+      // Internal failures never describe themselves to the caller; the log has the cause.
+      const message = error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal server error' : shape.message;
+      return { message, code: shape.code };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export function toTRPCError(error: AppError): TRPCError {
+  return new TRPCError({ code: error.code, message: error.message, cause: error });
+}
+
+/** Domain errors keep their code (and so their status) on the way out. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (isAppError(cause)) return { ...result, error: toTRPCError(cause) };
+    if (cause instanceof RateLimiterUnavailableError) {
+      return {
+        ...result,
+        error: toTRPCError(new AppError('SERVICE_UNAVAILABLE', 'Rate limiting is unavailable; try again shortly', { cause })),
+      };
+    }
+  }
+  return result;
+});
+
+function unauthorized(message: string, invalidToken = true): AppError {
+  // RFC 6750: a request without credentials gets the bare challenge, a bad token an error code.
+  return new AppError('UNAUTHORIZED', message, {
+    headers: { 'WWW-Authenticate': invalidToken ? 'Bearer realm="kb", error="invalid_token"' : 'Bearer realm="kb"' },
+  });
+}
+
+async function identify(ctx: RequestContext): Promise<Caller> {
+  const authorization = ctx.header('authorization');
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw unauthorized('The Authorization header must be "Bearer <API key>"');
+    const key = await ctx.services.keys.authenticate(match[1]!);
+    if (!key) throw unauthorized('Unknown or revoked API key');
+    return { kind: 'key', key };
+  }
+  const token = ctx.cookie(SESSION_COOKIE);
+  if (token !== undefined && (await ctx.services.sessions.verify(token))) {
+    return { kind: 'session', token };
+  }
+  return { kind: 'anonymous' };
+}
+
+async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { kind: 'key' }>): Promise<void> {
+  const { key } = caller;
+  ctx.services.usage.record(key.id);
+  const decision = await ctx.services.rateLimiter.hit(`key:${key.id}`, [
+    { windowSeconds: 60, limit: key.rateLimitRpm },
+    { windowSeconds: 86_400, limit: key.rateLimitRpd },
+  ]);
+  if (decision.limit !== undefined) {
+    ctx.responseHeaders['RateLimit-Limit'] = String(decision.limit);
+    ctx.responseHeaders['RateLimit-Remaining'] = String(decision.remaining ?? 0);
+    ctx.responseHeaders['RateLimit-Reset'] = String(decision.resetSeconds ?? 0);
+  }
+  if (!decision.allowed) {
+    throw new AppError('TOO_MANY_REQUESTS', `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.retryAfterSeconds} s`, {
+      headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 1) },
+    });
+  }
+}
+
+const authorize = t.middleware(async ({ ctx, meta, path, next }) => {
+  if (meta?.successStatus) ctx.responseStatus = meta.successStatus;
+  const level: AuthLevel = meta?.auth ?? 'admin';
+  if (level === 'public') {
+    if (!PUBLIC_PROCEDURES.has(path)) {
+      ctx.log.error({ path }, 'procedure marked public but not on the public allow-list; refusing');
+      throw new AppError('FORBIDDEN', 'This operation is not available');
+    }
+    return next();
+  }
+  const caller = await identify(ctx);
+  if (caller.kind === 'anonymous') throw unauthorized('Missing credentials: send "Authorization: Bearer <API key>"', false);
+  if (caller.kind === 'key') {
+    ctx.log = ctx.log.child({ keyId: caller.key.id });
+    await enforceRateLimit(ctx, caller);
+    if (level === 'admin' && !caller.key.admin) {
+      throw new AppError('FORBIDDEN', 'This operation needs an admin API key or an admin session');
+    }
+  }
+  return next({ ctx: { caller } });
+});
+
+/** Every procedure starts here: errors mapped, then access checked per its meta. */
+export const procedure = t.procedure.use(mapErrors).use(authorize);
+
+export { APP_ERROR_STATUS };

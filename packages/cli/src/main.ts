@@ -1,0 +1,63 @@
+import { ConfigError, loadConfig } from '@kb/config';
+import { AppError } from '@kb/core';
+import { MigrationError, StoreLockedError } from '@kb/db';
+import { keysCommand, KEYS_USAGE } from './commands/keys.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { CliError } from './store.ts';
+
+const USAGE = `kb: the knowledge base service's command line
+
+Commands:
+  kb keys create --label NAME [--admin] [--rpm N] [--rpd N] [--json]   create an API key (the secret is shown once)
+  kb keys list [--json]                                              list API keys
+  kb keys revoke ID                                                  revoke an API key
+  kb migrate                                                         bring the database schema up to date
+
+The store is the one the server uses: PostgreSQL when DATABASE_URL is set, else the embedded
+store in KB_DATA_DIR (default ./.kb-data), which only one process may open at a time.`;
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    out(USAGE);
+    return command ? 0 : 1;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'keys':
+      if (args[0] === '--help' || args[0] === undefined) {
+        out(KEYS_USAGE);
+        return args[0] ? 0 : 1;
+      }
+      await keysCommand(args, config, out);
+      return 0;
+    case 'migrate':
+      await migrateCommand(config, out);
+      return 0;
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof CliError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    if (error instanceof ConfigError || error instanceof StoreLockedError || error instanceof MigrationError || error instanceof AppError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(error instanceof StoreLockedError ? 2 : 1);
+    }
+    if (error instanceof Error && error.name === 'ParseArgsError' || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`kb: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

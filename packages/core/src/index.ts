@@ -1,0 +1,16 @@
+export { APP_ERROR_STATUS, AppError, isAppError } from './errors.ts';
+export type { AppErrorCode, AppErrorOptions } from './errors.ts';
+export { createLogger, REDACTED_PATHS } from './logger.ts';
+export type { Logger } from './logger.ts';
+export { isUuid } from './ids.ts';
+export { ApiKeysService } from './keys/keys.service.ts';
+export { ApiKeysRepository } from './keys/keys.repository.ts';
+export { UsageTracker } from './keys/usage-tracker.ts';
+export { generateApiKey, looksLikeApiKey, sha256Hex } from './keys/secret.ts';
+export type { ApiKeyView, AuthenticatedKey, CreateApiKeyInput, CreatedApiKey } from './keys/types.ts';
+export { AdminSessions, SESSION_COOKIE } from './auth/admin-sessions.ts';
+export { RateLimiterUnavailableError, SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
+export type { RateLimitDecision, WindowLimit } from './ratelimit/rate-limiter.ts';
+export { createServices } from './services.ts';
+export type { Services } from './services.ts';
+export { SERVICE_VERSION } from './version.ts';

@@ -1,0 +1,103 @@
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SlidingWindowRateLimiter } from './rate-limiter.ts';
+
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function redisAvailable(): Promise<Redis | null> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return redis;
+  } catch (error) {
+    redis.disconnect();
+    if (process.env.CI === 'true') throw new Error(`Redis is required in CI: ${String(error)}`);
+    console.warn(`Redis at ${redisUrl} is unreachable: its rate-limit tests are skipped.`);
+    return null;
+  }
+}
+
+const redis = await redisAvailable();
+afterAll(() => redis?.disconnect());
+
+const backends: Array<[string, () => SlidingWindowRateLimiter, (now: () => number) => SlidingWindowRateLimiter]> = [
+  ['memory', () => new SlidingWindowRateLimiter(), (now) => new SlidingWindowRateLimiter({ now })],
+];
+if (redis) {
+  const prefix = `kb:test:${randomUUID()}`;
+  backends.push([
+    'redis',
+    () => new SlidingWindowRateLimiter({ redis, keyPrefix: prefix }),
+    (now) => new SlidingWindowRateLimiter({ redis, keyPrefix: `${prefix}:${randomUUID()}`, now }),
+  ]);
+}
+
+describe.each(backends)('sliding-window limits (%s)', (_name, make, makeAt) => {
+  it('allows exactly the limit, then blocks with a retry time', async () => {
+    const limiter = make();
+    const subject = randomUUID();
+    for (let i = 0; i < 3; i++) {
+      const d = await limiter.hit(subject, [{ windowSeconds: 60, limit: 3 }]);
+      expect(d).toMatchObject({ allowed: true, limit: 3, remaining: expect.any(Number) });
+    }
+    const blocked = await limiter.hit(subject, [{ windowSeconds: 60, limit: 3 }]);
+    expect(blocked.allowed).toBe(false);
+    expect(blocked.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(blocked.retryAfterSeconds).toBeLessThanOrEqual(120);
+    // Other subjects are unaffected.
+    expect((await limiter.hit(randomUUID(), [{ windowSeconds: 60, limit: 3 }])).allowed).toBe(true);
+  });
+
+  it('null is unlimited and 0 allows nothing', async () => {
+    const limiter = make();
+    for (let i = 0; i < 20; i++) {
+      expect((await limiter.hit('u', [{ windowSeconds: 60, limit: null }])).allowed).toBe(true);
+    }
+    const zero = await limiter.hit(randomUUID(), [{ windowSeconds: 60, limit: 0 }]);
+    expect(zero).toMatchObject({ allowed: false, retryAfterSeconds: 60 });
+  });
+
+  it('slides: a burst at the end of one minute still counts early in the next', async () => {
+    let now = 1_000 * 60_000 + 59_000; // 59 s into a bucket
+    const limiter = makeAt(() => now);
+    const subject = randomUUID();
+    for (let i = 0; i < 5; i++) expect((await limiter.hit(subject, [{ windowSeconds: 60, limit: 5 }])).allowed).toBe(true);
+    now += 2_000; // 1 s into the next bucket: a fixed window would allow 5 more
+    expect((await limiter.hit(subject, [{ windowSeconds: 60, limit: 5 }])).allowed).toBe(false);
+    now += 58_000; // 59 s into the bucket: the burst has almost left the window
+    expect((await limiter.hit(subject, [{ windowSeconds: 60, limit: 5 }])).allowed).toBe(true);
+  });
+
+  it('refunds rejected requests and enforces the stricter of two windows', async () => {
+    const limiter = make();
+    const subject = randomUUID();
+    const limits = [
+      { windowSeconds: 60, limit: 10 },
+      { windowSeconds: 86_400, limit: 2 },
+    ];
+    expect((await limiter.hit(subject, limits)).allowed).toBe(true);
+    expect((await limiter.hit(subject, limits)).allowed).toBe(true);
+    const blocked = await limiter.hit(subject, limits);
+    expect(blocked).toMatchObject({ allowed: false, limit: 2 });
+    expect(blocked.retryAfterSeconds).toBeGreaterThan(60);
+    // The minute window was refunded: 2 counted, 8 remaining after one more hit would be 7.
+    const minuteOnly = await limiter.hit(subject, [{ windowSeconds: 60, limit: 10 }]);
+    expect(minuteOnly.remaining).toBe(7);
+  });
+});
+
+describe.runIf(redis)('redis counters', () => {
+  it('always expire', async () => {
+    const prefix = `kb:test:${randomUUID()}`;
+    const limiter = new SlidingWindowRateLimiter({ redis: redis!, keyPrefix: prefix });
+    await limiter.hit('s', [{ windowSeconds: 60, limit: 5 }, { windowSeconds: 86_400, limit: 5 }]);
+    const keys = await redis!.keys(`${prefix}*`);
+    expect(keys.length).toBe(2);
+    for (const key of keys) {
+      const ttl = await redis!.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+    }
+  });
+});

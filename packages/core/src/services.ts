@@ -1,0 +1,46 @@
+import type { Config } from '@kb/config';
+import type { Database } from '@kb/db';
+import type { Redis } from 'ioredis';
+import { AdminSessions } from './auth/admin-sessions.ts';
+import { ApiKeysRepository } from './keys/keys.repository.ts';
+import { ApiKeysService } from './keys/keys.service.ts';
+import { UsageTracker } from './keys/usage-tracker.ts';
+import type { Logger } from './logger.ts';
+import { SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
+
+/** Everything the API layer calls, built once per process from the configuration. */
+export interface Services {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  redis: Redis | null;
+  keys: ApiKeysService;
+  usage: UsageTracker;
+  rateLimiter: SlidingWindowRateLimiter;
+  sessions: AdminSessions;
+  /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
+  stop(): Promise<void>;
+}
+
+export function createServices(deps: { config: Config; database: Database; logger: Logger; redis: Redis | null }): Services {
+  const { config, database, logger, redis } = deps;
+  const keysRepository = new ApiKeysRepository(database.db);
+  const usage = new UsageTracker(keysRepository, logger);
+  usage.start();
+  return {
+    config,
+    database,
+    logger,
+    redis,
+    keys: new ApiKeysService(keysRepository),
+    usage,
+    rateLimiter: new SlidingWindowRateLimiter(redis ? { redis } : {}),
+    sessions: new AdminSessions(database.db, {
+      adminPassword: config.security.adminPassword,
+      ttlMs: config.security.sessionTtlMs,
+    }),
+    async stop() {
+      await usage.stop();
+    },
+  };
+}
