@@ -51,3 +51,7 @@ export async function startTestService(
     },
   };
 }
+
+/** A response's JSON body, untyped: tests assert on its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const json = (res: Response): Promise<any> => res.json();

@@ -1,6 +1,6 @@
 import { testStoreKinds } from '@kb/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from './helpers.ts';
+import { startTestService, type TestService, json } from './helpers.ts';
 import { securitySuite } from './security.ts';
 
 const kinds = await testStoreKinds();
@@ -17,7 +17,7 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
   it('creates a key: 201, the secret once, in the documented format', async () => {
     const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, json: { label: 'reader', rateLimitRpm: 60, rateLimitRpd: 1000 } });
     expect(res.status).toBe(201);
-    const body = await res.json();
+    const body = await json(res);
     expect(body).toMatchObject({ id: expect.any(String), label: 'reader', admin: false, rateLimitRpm: 60, rateLimitRpd: 1000 });
     expect(body.key).toMatch(/^kb_[0-9A-Za-z]{40}$/);
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
@@ -30,12 +30,12 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
   it('creates admin keys that can administer', async () => {
     const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, json: { label: 'ops', admin: true } });
     expect(res.status).toBe(201);
-    const { key } = await res.json();
+    const { key } = await json(res);
     expect((await service.api('/api/v1/keys', { key })).status).toBe(200);
   });
 
   it('lists keys without secrets or hashes', async () => {
-    const created = await (await service.api('/api/v1/keys', { method: 'POST', key: admin, json: { label: 'listed' } })).json();
+    const created = await json(await service.api('/api/v1/keys', { method: 'POST', key: admin, json: { label: 'listed' } }));
     const res = await service.api('/api/v1/keys', { key: admin });
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -61,15 +61,15 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
   });
 
   it('revokes a key, then answers 409; the revoked key gets 401', async () => {
-    const created = await (await service.api('/api/v1/keys', { method: 'POST', key: admin, json: { label: 'doomed' } })).json();
+    const created = await json(await service.api('/api/v1/keys', { method: 'POST', key: admin, json: { label: 'doomed' } }));
     const first = await service.api(`/api/v1/keys/${created.id}`, { method: 'DELETE', key: admin });
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ revoked: true, id: created.id });
+    expect(await json(first)).toEqual({ revoked: true, id: created.id });
     const second = await service.api(`/api/v1/keys/${created.id}`, { method: 'DELETE', key: admin });
     expect(second.status).toBe(409);
-    expect(await second.json()).toMatchObject({ code: 'CONFLICT' });
+    expect(await json(second)).toMatchObject({ code: 'CONFLICT' });
     expect((await service.api('/api/v1/keys', { key: created.key })).status).toBe(401);
-    const { keys } = await (await service.api('/api/v1/keys', { key: admin })).json();
+    const { keys } = await json(await service.api('/api/v1/keys', { key: admin }));
     expect(keys.find((k: { id: string }) => k.id === created.id).revokedAt).toEqual(expect.any(String));
   });
 
@@ -77,7 +77,7 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-key-id', "x'; drop table api_keys; --"]) {
       const res = await service.api(`/api/v1/keys/${encodeURIComponent(id)}`, { method: 'DELETE', key: admin });
       expect(res.status).toBe(404);
-      expect(await res.json()).toMatchObject({ code: 'NOT_FOUND' });
+      expect(await json(res)).toMatchObject({ code: 'NOT_FOUND' });
     }
   });
 
@@ -90,10 +90,10 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
       [{ label: 'x', rateLimitRpd: 1.5 }, 'rateLimitRpd'],
       [{ label: 'x', admin: 'yes' }, 'admin'],
     ];
-    for (const [json, field] of cases) {
-      const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, json });
-      expect(res.status, JSON.stringify(json)).toBe(400);
-      const body = await res.json();
+    for (const [input, field] of cases) {
+      const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, json: input });
+      expect(res.status, JSON.stringify(input)).toBe(400);
+      const body = await json(res);
       expect(body.code).toBe('BAD_REQUEST');
       expect(body.issues.map((i: { path: string[] }) => i.path.join('.'))).toContain(field);
     }

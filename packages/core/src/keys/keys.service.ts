@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { ApiKeysRepository, type ApiKeyRecord } from './keys.repository.ts';
+import type { ApiKeysRepository, ApiKeyRecord } from './keys.repository.ts';
 import { digestsEqual, displayPrefix, generateApiKey, looksLikeApiKey, sha256Hex } from './secret.ts';
 import type { ApiKeyView, AuthenticatedKey, CreateApiKeyInput, CreatedApiKey } from './types.ts';
 

@@ -1,0 +1,123 @@
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService, json } from './helpers.ts';
+
+function expectErrorBody(body: unknown, code: string) {
+  expect(body).toEqual({ message: expect.any(String), code, ...((body as { issues?: unknown }).issues ? { issues: expect.any(Array) } : {}) });
+  expect(JSON.stringify(body)).not.toMatch(/at .+\.(ts|js):\d+/);
+}
+
+describe('HTTP surface', () => {
+  let service: TestService;
+  let admin: string;
+  beforeAll(async () => {
+    service = await startTestService('pglite');
+    admin = (await service.createKey({ admin: true })).key;
+  });
+  afterAll(() => service?.close());
+
+  it('serves health and readiness', async () => {
+    const health = await fetch(`${service.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await json(health)).toMatchObject({ status: 'ok' });
+    const ready = await fetch(`${service.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await json(ready)).toEqual({ status: 'ready', checks: { database: 'ok' } });
+  });
+
+  it('publishes the OpenAPI document without credentials', async () => {
+    const res = await fetch(`${service.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = await json(res);
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/keys', '/keys/{id}', '/auth/login', '/auth/logout']));
+    expect(doc.paths['/keys'].post.responses['201']).toBeDefined();
+    expect(doc.paths['/keys'].post.responses['200']).toBeUndefined();
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    for (const path of ['/api/v1/nope', '/nope', '/api/v2/keys', '/api/v1/keys/a/b']) {
+      const res = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${admin}` } });
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expectErrorBody(await json(res), 'NOT_FOUND');
+    }
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: '{"label": ' });
+    expect(res.status).toBe(400);
+    expectErrorBody(await json(res), 'BAD_REQUEST');
+  });
+
+  it('accepts JSON with a charset and refuses other content types with 415', async () => {
+    const ok = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"label":"utf8"}' });
+    expect(ok.status).toBe(201);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': type }, body: 'label=x' });
+      expect(res.status, type).toBe(415);
+      expectErrorBody(await json(res), 'UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
+  it('refuses bodies over 10 MB with 413, declared or streamed', async () => {
+    const big = JSON.stringify({ label: 'x'.repeat(10 * 1024 * 1024 + 10) });
+    const declared = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: big });
+    expect(declared.status).toBe(413);
+    expectErrorBody(await json(declared), 'PAYLOAD_TOO_LARGE');
+
+    const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${service.url}/api/v1/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}`, 'transfer-encoding': 'chunked' },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      let sent = 0;
+      const pump = () => {
+        while (sent < 12) {
+          sent++;
+          if (!req.write(chunk)) return req.once('drain', pump);
+        }
+        req.end();
+      };
+      pump();
+    });
+    expect(streamed.status).toBe(413);
+    expectErrorBody(JSON.parse(streamed.body), 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers malformed HTTP with a JSON 400', async () => {
+    const response = await new Promise<string>((resolve, reject) => {
+      const socket = connect(service.port, '127.0.0.1', () => socket.write('GARBAGE /\r\n\r\n'));
+      let data = '';
+      socket.on('data', (c) => (data += c));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    expect(response).toMatch(/^HTTP\/1\.1 400/);
+    expect(response).toContain('{"message":"Malformed HTTP request","code":"BAD_REQUEST"}');
+  });
+
+  it('echoes a request id, or makes one', async () => {
+    const given = await fetch(`${service.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
+    expect(given.headers.get('x-request-id')).toBe('trace-123');
+    const made = await fetch(`${service.url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves the same procedures over tRPC with the same access rules', async () => {
+    const denied = await fetch(`${service.url}/trpc/keys.list`);
+    expect(denied.status).toBe(401);
+    const listed = await fetch(`${service.url}/trpc/keys.list`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(listed.status).toBe(200);
+    const body = await json(listed);
+    expect(Array.isArray(body.result.data.keys)).toBe(true);
+  });
+});

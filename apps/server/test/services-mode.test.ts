@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { isPostgresAvailable, createEmptyPostgresDatabase, TEST_REDIS_URL } from '@kb/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const available = await isPostgresAvailable();
+const root = join(import.meta.dirname, '../../..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitFor(url: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function run(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function runToEnd(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = run(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.runIf(available)('services mode: PostgreSQL + Redis, two server processes', () => {
+  let database: { url: string; drop(): Promise<void> };
+  const servers: ChildProcess[] = [];
+  const urls: string[] = [];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    database = await createEmptyPostgresDatabase();
+    env = { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+    // The CLI migrates and creates the first admin key, as the README says.
+    for (let i = 0; i < 2; i++) {
+      const port = await freePort();
+      servers.push(run(['apps/server/src/main.ts'], { ...env, PORT: String(port) }));
+      urls.push(`http://127.0.0.1:${port}`);
+    }
+    await Promise.all(urls.map((u) => waitFor(`${u}/readyz`)));
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            if (s.exitCode !== null) return resolve();
+            s.once('exit', () => resolve());
+            s.kill('SIGTERM');
+          }),
+      ),
+    );
+    await database?.drop();
+  });
+
+  it('share one key limit across processes, and the CLI writes to the same store', async () => {
+    const created = await runToEnd(['packages/cli/src/main.ts', 'keys', 'create', '--label', 'shared', '--admin', '--rpm', '6', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { key } = JSON.parse(created.stdout);
+    expect(key).toMatch(/^kb_[0-9A-Za-z]{40}$/);
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${urls[i % 2]}/api/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(6);
+    expect(statuses.slice(6).every((s) => s === 429)).toBe(true);
+  });
+
+  it('a server stops gracefully on SIGTERM', async () => {
+    const server = servers[1]!;
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

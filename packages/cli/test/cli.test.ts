@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../../..');
+const dataDir = mkdtempSync(join(tmpdir(), 'kb-cli-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function run(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function kb(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = run(['packages/cli/src/main.ts', ...args], { KB_DATA_DIR: dataDir, ...env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('kb CLI on the embedded store', () => {
+  let adminKey = '';
+
+  it('creates the first admin key and prints the same object as POST /keys', async () => {
+    const result = await kb(['keys', 'create', '--admin', '--label', 'me', '--rpm', '100', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(Object.keys(created).sort()).toEqual(['admin', 'createdAt', 'id', 'key', 'label', 'rateLimitRpd', 'rateLimitRpm']);
+    expect(created).toMatchObject({ label: 'me', admin: true, rateLimitRpm: 100, rateLimitRpd: null });
+    expect(created.key).toMatch(/^kb_[0-9A-Za-z]{40}$/);
+    adminKey = created.key;
+  });
+
+  it('explains bad arguments', async () => {
+    const missing = await kb(['keys', 'create']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('--label is required');
+    const badLimit = await kb(['keys', 'create', '--label', 'x', '--rpm', 'lots']);
+    expect(badLimit.code).toBe(1);
+    expect(badLimit.stderr).toContain('--rpm');
+    const unknown = await kb(['frobnicate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Unknown command');
+  });
+
+  it('never opens a store held by a running server, and says what to do', async () => {
+    const port = await freePort();
+    const server = run(['apps/server/src/main.ts'], { KB_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          if ((await fetch(`${url}/readyz`)).ok) break;
+        } catch {
+          // starting
+        }
+        if (Date.now() > deadline) throw new Error('server did not start');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+
+      const refused = await kb(['keys', 'create', '--label', 'second', '--json']);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain('in use by another process');
+      expect(refused.stderr).toContain('POST /api/v1/keys');
+
+      // The server's store is intact and serves the key the CLI made.
+      const listed = await fetch(`${url}/api/v1/keys`, { headers: { authorization: `Bearer ${adminKey}` } });
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { keys: unknown[] }).keys).toHaveLength(1);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+    expect(existsSync(join(dataDir, 'kb.lock'))).toBe(false);
+    const after = await kb(['keys', 'list', '--json']);
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).keys).toHaveLength(1);
+  });
+
+  it('refuses to start on bad configuration, naming every bad variable', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = run(['apps/server/src/main.ts'], { KB_DATA_DIR: dataDir, PORT: 'eighty', REDIS_URL: 'http://nope', KB_ALLOW_PRIVATE_URLS: 'perhaps' });
+      let stderr = '';
+      child.stderr!.on('data', (c) => (stderr += c));
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+    expect(result.code).toBe(1);
+    for (const name of ['PORT', 'REDIS_URL', 'KB_ALLOW_PRIVATE_URLS']) expect(result.stderr).toContain(name);
+    expect(result.stderr).not.toMatch(/at .+\.ts:\d+/);
+  });
+});
