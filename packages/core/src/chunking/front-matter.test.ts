@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { findFrontMatter, parseSimpleToml } from './front-matter.ts';
+import { chunkMarkdown } from './index.ts';
+
+const allContent = (content: string): string =>
+  chunkMarkdown({ title: 'Doc', content })
+    .parents.flatMap((parent) => parent.children.map((child) => child.content))
+    .join('\n');
+
+describe('front matter', () => {
+  it('parses YAML front matter into metadata and keeps it out of the chunks', () => {
+    const doc = chunkMarkdown({
+      title: 'Doc',
+      content: '---\ntitle: Quick start\nweight: 10\ntags: [a, b]\nparams:\n  minVersion: v0.1\n---\n\n# Intro\n\nHello.\n',
+    });
+    expect(doc.metadata).toEqual({ title: 'Quick start', weight: 10, tags: ['a', 'b'], params: { minVersion: 'v0.1' } });
+    for (const parent of doc.parents) {
+      expect(parent.content).not.toContain('minVersion');
+      for (const child of parent.children) expect(child.content).not.toContain('weight');
+    }
+    expect(doc.parents.map((parent) => parent.headingPath)).toEqual(['Doc > Intro']);
+  });
+
+  it('gives {} for invalid YAML without losing the body', () => {
+    const doc = chunkMarkdown({ title: 'Doc', content: '---\ntitle: [unclosed\n  : : bad\n---\nBody text survives.\n' });
+    expect(doc.metadata).toEqual({});
+    expect(doc.parents).toHaveLength(1);
+    expect(doc.parents[0]?.children[0]?.content).toBe('Body text survives.');
+  });
+
+  it('gives {} for YAML that is not a mapping', () => {
+    expect(chunkMarkdown({ title: 'Doc', content: '---\n- a\n- b\n---\nText\n' }).metadata).toEqual({});
+    expect(chunkMarkdown({ title: 'Doc', content: '---\njust a string\n---\nText\n' }).metadata).toEqual({});
+    expect(chunkMarkdown({ title: 'Doc', content: '---\n---\nText\n' }).metadata).toEqual({});
+  });
+
+  it('rejects alias bombs quickly', () => {
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+      'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]',
+      'g: [*f,*f,*f,*f,*f,*f,*f,*f,*f]',
+    ].join('\n');
+    const started = performance.now();
+    const doc = chunkMarkdown({ title: 'Doc', content: `---\n${bomb}\n---\nBody\n` });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(doc.metadata).toEqual({});
+    expect(allContent(`---\n${bomb}\n---\nBody\n`)).toBe('Body');
+  });
+
+  it('does not let __proto__ keys pollute prototypes', () => {
+    const doc = chunkMarkdown({ title: 'Doc', content: '---\n__proto__:\n  polluted: true\n---\nText\n' });
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(Object.getPrototypeOf(doc.metadata)).toBe(Object.prototype);
+  });
+
+  it('parses simple TOML front matter (+++) and strips it', () => {
+    const content = [
+      '+++',
+      'title = "Example \\"quoted\\""',
+      "draft = false",
+      'weight = 1_000',
+      "date = 2024-05-26T09:10:33-07:00",
+      "tags = ['a', \"b\"]",
+      '# a comment',
+      'multi = """',
+      'skipped = "inside a multi-line string"',
+      '"""',
+      '[params]',
+      'author.name = "Ann" # trailing comment',
+      '[[menus]]',
+      'ignored = 1',
+      '+++',
+      '',
+      'Body.',
+    ].join('\n');
+    const doc = chunkMarkdown({ title: 'Doc', content });
+    expect(doc.metadata).toEqual({
+      title: 'Example "quoted"',
+      draft: false,
+      weight: 1000,
+      date: '2024-05-26T09:10:33-07:00',
+      tags: ['a', 'b'],
+      params: { author: { name: 'Ann' } },
+    });
+    expect(allContent(content)).toBe('Body.');
+    expect(parseSimpleToml('__proto__ = 1\nok = 2')).toEqual({ ok: 2 });
+  });
+
+  it('treats an unclosed or indented fence as ordinary text', () => {
+    expect(findFrontMatter('---\ntitle: x\nno closing fence\n')).toBeNull();
+    expect(findFrontMatter(' ---\na: 1\n---\n')).toBeNull();
+    expect(findFrontMatter('---\na: 1\n---')).toEqual({ kind: 'yaml', end: 12, value: 'a: 1' });
+    const doc = chunkMarkdown({ title: 'Doc', content: '---\ntitle: x\n\nThe text after it.\n' });
+    expect(doc.metadata).toEqual({});
+    expect(allContent('---\ntitle: x\n\nThe text after it.\n')).toContain('The text after it.');
+  });
+
+  it('returns no parents for empty documents and front-matter-only documents', () => {
+    expect(chunkMarkdown({ title: 'Doc', content: '' })).toEqual({ metadata: {}, parents: [] });
+    expect(chunkMarkdown({ title: 'Doc', content: '  \n\n\t\n' })).toEqual({ metadata: {}, parents: [] });
+    expect(chunkMarkdown({ title: 'Doc', content: '---\ntitle: Only\n---\n' })).toEqual({
+      metadata: { title: 'Only' },
+      parents: [],
+    });
+    expect(chunkMarkdown({ title: 'Doc', content: '---\ntitle: Only\n---\n\n   \n' }).parents).toEqual([]);
+    expect(chunkMarkdown({ title: 'Doc', content: '+++\ntitle = "Only"\n+++' })).toEqual({
+      metadata: { title: 'Only' },
+      parents: [],
+    });
+  });
+
+  it('handles CRLF line endings and a byte order mark', () => {
+    const doc = chunkMarkdown({ title: 'Doc', content: '\uFEFF---\r\ntitle: x\r\n---\r\n# Head\r\n\r\nLine one\r\nline two\r\n' });
+    expect(doc.metadata).toEqual({ title: 'x' });
+    expect(doc.parents[0]?.headingPath).toBe('Doc > Head');
+    expect(doc.parents[0]?.children[0]?.content).toBe('Line one\nline two');
+  });
+});
