@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
-import { createLogger, createServices, type Logger, type Services } from '@kb/core';
+import { checkStoreEmbedding, createEmbedder, createLogger, createServices, type Logger, type Services } from '@kb/core';
 import { createDatabase, type Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
@@ -49,25 +49,27 @@ export async function startService(
 ): Promise<RunningService> {
   const logger = options.logger ?? createLogger({ level: config.server.logLevel });
   const ownsDatabase = !options.database;
+  const embedder = createEmbedder(config, logger);
   const database =
     options.database ??
     (await createDatabase(
       config.storage.kind === 'postgres'
         ? { kind: 'postgres', databaseUrl: config.storage.databaseUrl, poolSize: config.storage.poolSize }
         : { kind: 'pglite', dataDir: config.storage.dataDir },
-      { embeddingDimension: config.embedding.dimension },
+      { embeddingDimension: embedder.dimension },
     ));
   let redis: Redis | null = null;
   try {
     const applied = await database.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    await checkStoreEmbedding(database.db, embedder);
     if (config.redis) redis = await connectRedis(config.redis.url, logger);
   } catch (error) {
     if (ownsDatabase) await database.close();
     throw error;
   }
 
-  const services = createServices({ config, database, logger, redis });
+  const services = createServices({ config, database, logger, redis, embedder });
   const app = createHttpApp(services);
   await new Promise<void>((resolve, reject) => {
     app.server.once('error', reject);
@@ -82,6 +84,7 @@ export async function startService(
     {
       port,
       database: database.description,
+      embedder: `${embedder.model} (${embedder.dimension} dimensions)${config.embedding.voyageApiKey ? '' : ': built-in, lexical; set VOYAGE_API_KEY for semantic embeddings'}`,
       rateLimitCounters: redis ? 'redis' : 'memory',
       adminLogin: services.sessions.enabled ? 'enabled' : 'disabled (set KB_ADMIN_PASSWORD)',
     },

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@kb/config';
-import { createLogger } from '@kb/core';
+import { createLogger, EmbeddingMismatchError } from '@kb/core';
 import { MigrationError, StoreLockedError } from '@kb/db';
 import { startService, StartupError } from './app.ts';
 
@@ -34,7 +34,12 @@ try {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 } catch (error) {
-  if (error instanceof StoreLockedError || error instanceof StartupError || error instanceof MigrationError) {
+  if (
+    error instanceof StoreLockedError ||
+    error instanceof StartupError ||
+    error instanceof MigrationError ||
+    error instanceof EmbeddingMismatchError
+  ) {
     logger.fatal(error.message);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     logger.fatal(`Port ${config.server.port} is in use: set PORT to a free port`);

@@ -1,10 +1,14 @@
 import { authRouter } from './routers/auth/router.ts';
+import { ingestRouter } from './routers/ingest/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
+import { search } from './routers/search/search.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
   auth: authRouter,
   keys: keysRouter,
+  ingest: ingestRouter,
+  search,
 });
 
 export type AppRouter = typeof appRouter;

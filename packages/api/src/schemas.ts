@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NAMESPACES } from '@kb/core';
 
 /*
  * trpc-to-openapi turns on coercion for every number and boolean field of a procedure's input
@@ -11,3 +12,8 @@ export const jsonBoolean = () => z.boolean().pipe(z.boolean());
 
 /** A JSON whole number within [min, max]. */
 export const jsonInt = (min: number, max: number) => z.number().int().min(min).max(max).pipe(z.number());
+
+/** One of the four namespaces. */
+export const namespaceSchema = z.enum(NAMESPACES, {
+  error: (issue) => `must be one of ${NAMESPACES.join(', ')}${issue.input === undefined ? '' : ` (got ${JSON.stringify(issue.input)})`}`,
+});

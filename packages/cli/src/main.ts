@@ -3,6 +3,9 @@ import { AppError } from '@kb/core';
 import { MigrationError, StoreLockedError } from '@kb/db';
 import { keysCommand, KEYS_USAGE } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { ingestFolderCommand, INGEST_FOLDER_USAGE } from './commands/ingest-folder.ts';
+import { reindexCommand, REINDEX_USAGE } from './commands/reindex.ts';
+import { evalCommand, EVAL_USAGE } from './commands/eval.ts';
 import { CliError } from './store.ts';
 
 const USAGE = `kb: the knowledge base service's command line
@@ -11,6 +14,10 @@ Commands:
   kb keys create --label NAME [--admin] [--rpm N] [--rpd N] [--json]   create an API key (the secret is shown once)
   kb keys list [--json]                                              list API keys
   kb keys revoke ID                                                  revoke an API key
+  kb ingest-folder <dir> [--dry-run] [--limit=N] [--api-url URL --api-key KEY]
+                                                                     ingest every Markdown file under a directory
+  kb reindex [--force]                                               re-embed every chunk with the configured embedder
+  kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
   kb migrate                                                         bring the database schema up to date
 
 The store is the one the server uses: PostgreSQL when DATABASE_URL is set, else the embedded
@@ -33,6 +40,27 @@ async function main(argv: string[]): Promise<number> {
       }
       await keysCommand(args, config, out);
       return 0;
+    case 'ingest-folder':
+      if (args[0] === '--help' || args[0] === undefined) {
+        out(INGEST_FOLDER_USAGE);
+        return args[0] ? 0 : 1;
+      }
+      return ingestFolderCommand(args, config, {
+        out: (s) => process.stdout.write(s),
+        err: (s) => process.stderr.write(s),
+      });
+    case 'reindex':
+      if (args[0] === '--help') {
+        out(REINDEX_USAGE);
+        return 0;
+      }
+      return reindexCommand(args, config, (s) => process.stdout.write(s));
+    case 'eval':
+      if (args[0] === '--help' || args[0] === undefined) {
+        out(EVAL_USAGE);
+        return args[0] ? 0 : 1;
+      }
+      return evalCommand(args, config, (s) => process.stdout.write(s));
     case 'migrate':
       await migrateCommand(config, out);
       return 0;

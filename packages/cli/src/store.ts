@@ -1,4 +1,5 @@
 import type { Config } from '@kb/config';
+import { createEmbedder } from '@kb/core';
 import { createDatabase, liveLockOwner, StoreLockedError, type Database } from '@kb/db';
 import { resolve } from 'node:path';
 
@@ -27,7 +28,8 @@ export async function openStore(config: Config): Promise<Database> {
       config.storage.kind === 'postgres'
         ? { kind: 'postgres', databaseUrl: config.storage.databaseUrl, poolSize: 4 }
         : { kind: 'pglite', dataDir: config.storage.dataDir },
-      { embeddingDimension: config.embedding.dimension },
+      // A new store's vector column takes the configured embedder's dimension.
+      { embeddingDimension: createEmbedder(config).dimension },
     );
   } catch (error) {
     if (error instanceof StoreLockedError) throw new CliError(error.message, 2);

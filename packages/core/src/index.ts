@@ -14,3 +14,19 @@ export type { RateLimitDecision, WindowLimit } from './ratelimit/rate-limiter.ts
 export { createServices } from './services.ts';
 export type { Services } from './services.ts';
 export { SERVICE_VERSION } from './version.ts';
+export { NAMESPACES, isNamespace } from './namespaces.ts';
+export type { Namespace } from './namespaces.ts';
+export {
+  checkStoreEmbedding,
+  createEmbedder,
+  EmbeddingMismatchError,
+  LocalEmbedder,
+  readStoreEmbedding,
+  VoyageEmbedder,
+  writeStoreEmbedding,
+} from './embeddings/index.ts';
+export type { Embedder, EmbeddingInputType } from './embeddings/index.ts';
+export { IngestionService } from './ingestion/ingestion.service.ts';
+export type { IngestDocumentInput, IngestResult } from './ingestion/ingestion.service.ts';
+export { SearchService } from './search/search.service.ts';
+export type { SearchInput, SearchMode, SearchResult } from './search/search.service.ts';

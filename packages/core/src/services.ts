@@ -2,6 +2,9 @@ import type { Config } from '@kb/config';
 import type { Database } from '@kb/db';
 import type { Redis } from 'ioredis';
 import { AdminSessions } from './auth/admin-sessions.ts';
+import type { Embedder } from './embeddings/types.ts';
+import { IngestionService } from './ingestion/ingestion.service.ts';
+import { SearchService } from './search/search.service.ts';
 import { ApiKeysRepository } from './keys/keys.repository.ts';
 import { ApiKeysService } from './keys/keys.service.ts';
 import { UsageTracker } from './keys/usage-tracker.ts';
@@ -18,12 +21,21 @@ export interface Services {
   usage: UsageTracker;
   rateLimiter: SlidingWindowRateLimiter;
   sessions: AdminSessions;
+  embedder: Embedder;
+  ingestion: IngestionService;
+  search: SearchService;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
   stop(): Promise<void>;
 }
 
-export function createServices(deps: { config: Config; database: Database; logger: Logger; redis: Redis | null }): Services {
-  const { config, database, logger, redis } = deps;
+export function createServices(deps: {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  redis: Redis | null;
+  embedder: Embedder;
+}): Services {
+  const { config, database, logger, redis, embedder } = deps;
   const keysRepository = new ApiKeysRepository(database.db);
   const usage = new UsageTracker(keysRepository, logger);
   usage.start();
@@ -39,6 +51,9 @@ export function createServices(deps: { config: Config; database: Database; logge
       adminPassword: config.security.adminPassword,
       ttlMs: config.security.sessionTtlMs,
     }),
+    embedder,
+    ingestion: new IngestionService(database, embedder, logger),
+    search: new SearchService(database, embedder, logger),
     async stop() {
       await usage.stop();
     },

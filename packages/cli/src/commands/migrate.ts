@@ -1,4 +1,5 @@
 import type { Config } from '@kb/config';
+import { createEmbedder } from '@kb/core';
 import { createDatabase, liveLockOwner, StoreLockedError } from '@kb/db';
 import { resolve } from 'node:path';
 import { CliError } from '../store.ts';
@@ -12,7 +13,7 @@ export async function migrateCommand(config: Config, out: (line: string) => void
     config.storage.kind === 'postgres'
       ? { kind: 'postgres', databaseUrl: config.storage.databaseUrl, poolSize: 1 }
       : { kind: 'pglite', dataDir: config.storage.dataDir },
-    { embeddingDimension: config.embedding.dimension },
+    { embeddingDimension: createEmbedder(config).dimension },
   );
   try {
     const applied = await database.migrate();

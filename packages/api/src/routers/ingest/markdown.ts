@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { namespaceSchema } from '../../schemas.ts';
+import { procedure } from '../../trpc.ts';
+
+export const ingestMarkdownInput = z.object({
+  title: z.string().trim().min(1, 'title must not be empty').max(1000),
+  content: z.string().meta({ description: 'Raw Markdown. YAML front matter becomes metadata. May be empty (a document with no chunks).' }),
+  namespace: namespaceSchema,
+  slug: z.string().trim().min(1, 'slug must not be empty').max(1000).optional().meta({ description: 'Deduplication key within the namespace. Defaults to the title.' }),
+  metadata: z.record(z.string(), z.unknown()).optional().meta({ description: 'Arbitrary key-value metadata' }),
+});
+
+export const ingestResultSchema = z
+  .object({
+    documentId: z.string(),
+    skipped: z.boolean().meta({ description: 'true when the content hash matched the stored document: nothing was re-embedded' }),
+  })
+  .meta({ id: 'IngestResult' });
+
+export const ingestMarkdown = procedure
+  .meta({
+    auth: 'apiKey',
+    openapi: { method: 'POST', path: '/ingest/md', tags: ['ingest'], summary: 'Ingest a Markdown document', protect: true },
+  })
+  .input(ingestMarkdownInput)
+  .output(ingestResultSchema)
+  .mutation(async ({ ctx, input, signal }) => {
+    const result = await ctx.services.ingestion.ingest(input, signal);
+    ctx.log.info({ documentId: result.documentId, skipped: result.skipped, chunks: result.chunks }, 'markdown ingested');
+    return { documentId: result.documentId, skipped: result.skipped };
+  });

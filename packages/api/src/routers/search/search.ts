@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { jsonInt, namespaceSchema } from '../../schemas.ts';
+import { procedure } from '../../trpc.ts';
+
+export const searchInput = z.object({
+  query: z.string().trim().min(1, 'query must not be empty').max(10_000),
+  source: z
+    .union([namespaceSchema, z.array(namespaceSchema).max(4)])
+    .optional()
+    .meta({ description: 'Namespace filter: one namespace or several. Default: all namespaces.' }),
+  topK: jsonInt(1, 20).optional().meta({ description: 'Maximum results, 1 to 20. Default 5.' }),
+  mode: z
+    .enum(['semantic', 'hybrid'])
+    .optional()
+    .meta({
+      description:
+        'semantic (default): ranked by cosine similarity, score = 1 - cosine distance (0..1). ' +
+        'hybrid: vector and full-text rankings fused; score = weighted mean of each ranking\'s min-max normalised score over its candidates (0..1, 1 = best of both).',
+    }),
+});
+
+const resultSchema = z
+  .object({
+    chunkId: z.string(),
+    documentId: z.string(),
+    documentTitle: z.string(),
+    headingPath: z.string().meta({ description: 'Heading trail, document title first, joined by " > "' }),
+    content: z.string(),
+    namespace: z.string(),
+    score: z.number(),
+  })
+  .meta({ id: 'SearchResult' });
+
+export const search = procedure
+  .meta({
+    auth: 'apiKey',
+    openapi: { method: 'POST', path: '/search', tags: ['search'], summary: 'Search the knowledge base (ranked chunks, no answer)', protect: true },
+  })
+  .input(searchInput)
+  .output(z.object({ results: z.array(resultSchema), count: z.number().int() }))
+  .mutation(async ({ ctx, input, signal }) => {
+    const namespaces = input.source === undefined ? null : Array.isArray(input.source) ? input.source : [input.source];
+    const results = await ctx.services.search.search(
+      { query: input.query, namespaces, topK: input.topK ?? 5, mode: input.mode ?? 'semantic' },
+      signal,
+    );
+    return { results, count: results.length };
+  });

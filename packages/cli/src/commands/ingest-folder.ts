@@ -1,0 +1,196 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, extname, join, relative, sep } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Config } from '@kb/config';
+import { createEmbedder, createLogger, IngestionService, checkStoreEmbedding, type IngestDocumentInput } from '@kb/core';
+import { chunkMarkdown } from '@kb/core/chunking/index';
+import { parse as parseYaml } from 'yaml';
+import { CliError, openStore } from '../store.ts';
+
+export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
+
+Ingests every Markdown file (.md, .markdown) under the directory. A file named technical.md goes
+to the tech_docs namespace, every other file to user_docs. The slug is the file's path relative
+to the directory; the title is the front matter's title, else the first heading, else the file name.
+Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr).
+  --dry-run        parse and report, write nothing
+  --limit=N        stop after N files
+  --api-url URL    send the documents to a running server instead of the configured store
+  --api-key KEY    the API key for --api-url`;
+
+const MARKDOWN = new Set(['.md', '.markdown']);
+
+async function listMarkdown(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && MARKDOWN.has(extname(e.name).toLowerCase()))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
+
+/** Title: front matter `title`, else the first ATX heading, else the file name. */
+export function titleOf(content: string, file: string): string {
+  const front = FRONT_MATTER.exec(content);
+  if (front) {
+    try {
+      const data = parseYaml(front[1]!, { maxAliasCount: 100 }) as unknown;
+      if (data && typeof data === 'object' && typeof (data as { title?: unknown }).title === 'string') {
+        const title = ((data as { title: string }).title).trim();
+        if (title) return title;
+      }
+    } catch {
+      // unreadable front matter: fall through
+    }
+  }
+  const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(front ? content.slice(front[0].length) : content);
+  if (heading) return heading[1]!.replace(/[*_`]/g, '').trim();
+  return basename(file, extname(file));
+}
+
+export function documentFor(root: string, file: string, content: string): IngestDocumentInput {
+  return {
+    namespace: basename(file).toLowerCase() === 'technical.md' ? 'tech_docs' : 'user_docs',
+    title: titleOf(content, file),
+    slug: relative(root, file).split(sep).join('/'),
+    content,
+  };
+}
+
+type Outcome = { mark: '+' | '.' | '!'; error?: string };
+
+
+async function postDocument(apiUrl: string, apiKey: string, doc: IngestDocumentInput): Promise<Outcome> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(new URL('/api/v1/ingest/md', apiUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(doc),
+    });
+    if (res.status === 429 && attempt < 5) {
+      const wait = Number(res.headers.get('retry-after') ?? '1');
+      await new Promise((r) => setTimeout(r, Math.min(60, Math.max(1, wait)) * 1000));
+      continue;
+    }
+    const body = (await res.json().catch(() => ({}))) as { skipped?: boolean; message?: string };
+    if (!res.ok) return { mark: '!', error: `HTTP ${res.status}: ${body.message ?? res.statusText}` };
+    return { mark: body.skipped ? '.' : '+' };
+  }
+}
+
+export async function ingestFolderCommand(
+  args: string[],
+  config: Config,
+  io: { out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      'dry-run': { type: 'boolean', default: false },
+      limit: { type: 'string' },
+      concurrency: { type: 'string' },
+      'api-url': { type: 'string' },
+      'api-key': { type: 'string' },
+    },
+  });
+  const dir = positionals[0];
+  if (!dir) throw new CliError(INGEST_FOLDER_USAGE);
+  const limit = values.limit === undefined ? Infinity : Number(values.limit);
+  if (!(limit >= 1) || !Number.isInteger(limit === Infinity ? 1 : limit)) throw new CliError('--limit must be a whole number of files, at least 1');
+  const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new CliError('--concurrency must be 1 to 64');
+  const apiUrl = values['api-url'];
+  const apiKey = values['api-key'];
+  if (apiUrl && !apiKey) throw new CliError('--api-url needs --api-key');
+
+  let files: string[];
+  try {
+    files = (await listMarkdown(dir)).slice(0, limit);
+  } catch (error) {
+    throw new CliError(`Cannot read ${dir}: ${(error as Error).message}`);
+  }
+
+  const started = performance.now();
+  const counts = { ingested: 0, skipped: 0, failed: 0, chunks: 0 };
+  // A batch of documents in, one outcome per document out.
+  let ingestBatch: (docs: IngestDocumentInput[]) => Promise<Outcome[]>;
+  let close = async () => {};
+
+  if (values['dry-run']) {
+    ingestBatch = async (docs) =>
+      docs.map((doc) => {
+        const chunked = chunkMarkdown({ title: doc.title, content: doc.content });
+        counts.chunks += chunked.parents.reduce((n, p) => n + p.children.length, 0);
+        return { mark: '+' as const };
+      });
+  } else if (apiUrl) {
+    ingestBatch = (docs) => Promise.all(docs.map((doc) => postDocument(apiUrl, apiKey!, doc)));
+  } else {
+    const database = await openStore(config);
+    const logger = createLogger({ level: 'silent' });
+    const embedder = createEmbedder(config, logger);
+    try {
+      await checkStoreEmbedding(database.db, embedder);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+    const service = new IngestionService(database, embedder, logger);
+    ingestBatch = async (docs) =>
+      (await service.ingestMany(docs)).map((result) => {
+        if (result instanceof Error) return { mark: '!' as const, error: result.message };
+        counts.chunks += result.chunks;
+        return { mark: result.skipped ? ('.' as const) : ('+' as const) };
+      });
+    close = () => database.close();
+  }
+
+  const BATCH = 32;
+  let next = 0;
+  let line = 0;
+  const record = (file: string, outcome: Outcome) => {
+    if (outcome.mark === '+') counts.ingested++;
+    else if (outcome.mark === '.') counts.skipped++;
+    else {
+      counts.failed++;
+      io.err(`\n${file}: ${outcome.error}\n`);
+    }
+    io.out(outcome.mark);
+    if (++line % 80 === 0) io.out('\n');
+  };
+  const worker = async () => {
+    while (next < files.length) {
+      const batch = files.slice(next, next + BATCH);
+      next += batch.length;
+      const docs: Array<{ file: string; doc: IngestDocumentInput }> = [];
+      for (const file of batch) {
+        try {
+          docs.push({ file, doc: documentFor(dir, file, await readFile(file, 'utf8')) });
+        } catch (error) {
+          record(file, { mark: '!', error: (error as Error).message });
+        }
+      }
+      let outcomes: Outcome[];
+      try {
+        outcomes = await ingestBatch(docs.map((d) => d.doc));
+      } catch (error) {
+        outcomes = docs.map(() => ({ mark: '!' as const, error: (error as Error).message }));
+      }
+      outcomes.forEach((outcome, i) => record(docs[i]!.file, outcome));
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, Math.ceil(files.length / BATCH))) }, worker));
+  } finally {
+    await close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const rate = files.length / Math.max(seconds, 1e-6);
+  io.out(
+    `${line % 80 === 0 ? '' : '\n'}${files.length} files: ${counts.ingested} ${values['dry-run'] ? 'parsed' : 'ingested'}, ${counts.skipped} skipped, ${counts.failed} failed` +
+      `${apiUrl ? '' : `, ${counts.chunks} chunks`} in ${seconds.toFixed(1)} s (${rate.toFixed(1)} files/s)${values['dry-run'] ? ' [dry run: nothing written]' : ''}\n`,
+  );
+  return counts.failed > 0 ? 1 : 0;
+}

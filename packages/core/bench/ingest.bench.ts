@@ -1,0 +1,169 @@
+/**
+ * Ingestion and search costs, printed per operation.
+ *
+ *   pnpm bench                      (from the repository root: every benchmark)
+ *   npx tsx bench/ingest.bench.ts   [--store=postgres|pglite] [--corpus=DIR] [--search-chunks=N]
+ *
+ * - write: pipeline steps 2-4 and 7 (the transaction) for every document of a Markdown corpus,
+ *   with the vector index present; chunking and embedding are done beforehand and reported apart;
+ * - re-ingest: the same corpus again, unchanged, through IngestionService.ingestMany;
+ * - search: semantic search (server side, the query embedding excluded) at --search-chunks chunks.
+ * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is used to
+ * create and drop a scratch database.
+ */
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDatabase, type Database } from '@kb/db';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { chunkMarkdown } from '../src/chunking/index.ts';
+import { LocalEmbedder } from '../src/embeddings/local.ts';
+import { DocumentsRepository, toVectorLiteral } from '../src/ingestion/documents.repository.ts';
+import { embeddingText, IngestionService } from '../src/ingestion/ingestion.service.ts';
+import { createLogger } from '../src/logger.ts';
+import { SearchRepository } from '../src/search/search.repository.ts';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'postgres' },
+    corpus: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus/markdown-docs/hugo-docs') },
+    'search-chunks': { type: 'string', default: '20000' },
+    queries: { type: 'string', default: '200' },
+  },
+});
+
+const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const scratch = `kb_bench_${randomBytes(4).toString('hex')}`;
+
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+async function open(): Promise<Database> {
+  if (values.store === 'pglite') return createDatabase({ kind: 'pglite-memory' });
+  await admin(`create database ${scratch}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${scratch}`;
+  return createDatabase({ kind: 'postgres', databaseUrl: url.toString(), poolSize: 4 });
+}
+
+const perSecond = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
+const files = (await readdir(values.corpus, { recursive: true, withFileTypes: true }))
+  .filter((e) => e.isFile() && e.name.endsWith('.md'))
+  .map((e) => join(e.parentPath, e.name))
+  .sort();
+const docs = await Promise.all(
+  files.map(async (file, i) => ({ title: `doc ${i}`, slug: file, content: await readFile(file, 'utf8') })),
+);
+
+const database = await open();
+try {
+  await database.migrate();
+  const embedder = new LocalEmbedder();
+  const logger = createLogger({ level: 'silent' });
+
+  let t = performance.now();
+  const prepared = docs.map((d) => ({ doc: d, chunked: chunkMarkdown({ title: d.title, content: d.content }) }));
+  const chunkMs = performance.now() - t;
+  t = performance.now();
+  const versions = [];
+  let chunkCount = 0;
+  for (const { doc, chunked } of prepared) {
+    const children = chunked.parents.flatMap((p) => p.children.map((c) => ({ ...c, parentOrdinal: p.ordinal })));
+    const vectors = await embedder.embed(children.map((c) => embeddingText(c.headingPath, c.content)), 'document');
+    chunkCount += children.length;
+    versions.push({
+      namespace: 'user_docs',
+      slug: doc.slug,
+      title: doc.title,
+      metadata: chunked.metadata,
+      contentHash: randomBytes(8).toString('hex'),
+      parents: chunked.parents.map((p) => ({ ordinal: p.ordinal, headingPath: p.headingPath, content: p.content })),
+      children: children.map((c, i) => ({ ...c, embedding: vectors[i]! })),
+    });
+  }
+  const embedMs = performance.now() - t;
+  console.log(`${values.store}: ${docs.length} documents, ${chunkCount} chunks, ${embedder.model}`);
+  console.log(`  chunking   ${(chunkMs / docs.length).toFixed(2)} ms/document (${perSecond(docs.length, chunkMs)} documents/s)`);
+  console.log(`  embedding  ${(embedMs / chunkCount).toFixed(3)} ms/chunk (local embedder)`);
+
+  const repository = new DocumentsRepository(database.db);
+  const concurrency = values.store === 'pglite' ? 1 : 2;
+  t = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < versions.length) await repository.writeVersion(versions[next++]!);
+    }),
+  );
+  const writeMs = performance.now() - t;
+  console.log(`  write      ${(writeMs / chunkCount).toFixed(3)} ms/chunk = ${perSecond(chunkCount, writeMs)} chunks/s (vector index present, concurrency ${concurrency})`);
+
+  // Unchanged re-ingest through the service (the hashes above are random: store real ones first).
+  const service = new IngestionService(database, embedder, logger);
+  const inputs = docs.map((d) => ({ namespace: 'user_docs' as const, title: d.title, slug: d.slug, content: d.content }));
+  for (const input of inputs) {
+    await sql`update documents set content_hash = ${service.hashOf(input)} where slug = ${input.slug}`.execute(database.db);
+  }
+  t = performance.now();
+  for (let i = 0; i < inputs.length; i += 64) {
+    const results = await service.ingestMany(inputs.slice(i, i + 64));
+    if (results.some((r) => r instanceof Error || !r.skipped)) throw new Error('re-ingest was not a no-op');
+  }
+  const reMs = performance.now() - t;
+  console.log(`  re-ingest  ${(reMs / inputs.length).toFixed(3)} ms/document = ${perSecond(inputs.length, reMs)} documents/s (unchanged)`);
+
+  // Search at size: fill with synthetic chunks built from the corpus's own chunk vectors.
+  const target = Number(values['search-chunks']);
+  const stored = Number((await sql<{ n: string }>`select count(*) as n from chunks`.execute(database.db)).rows[0]!.n);
+  if (target > stored) {
+    t = performance.now();
+    const docId = (await sql<{ id: string }>`select id from documents limit 1`.execute(database.db)).rows[0]!.id;
+    const pool = versions.flatMap((v) => v.children);
+    await sql`drop index chunks_embedding_idx`.execute(database.db);
+    for (let done = stored; done < target; ) {
+      const n = Math.min(2000, target - done);
+      const rows = Array.from({ length: n }, (_, i) => {
+        const a = pool[(done + i) % pool.length]!;
+        const b = pool[(done * 7 + i * 13) % pool.length]!;
+        const mixed = a.embedding.map((x, j) => x + 0.5 * b.embedding[j]!);
+        return { content: `${a.content.slice(0, 200)} ${b.content.slice(0, 200)}`, embedding: toVectorLiteral(mixed) };
+      });
+      await sql`
+        insert into chunks (document_id, namespace, ordinal, heading_path, content, token_count, embedding)
+        select ${docId}::uuid, 'user_docs', 0, 'synthetic', content, 100, embedding::vector
+        from unnest(${rows.map((r) => r.content)}::text[], ${rows.map((r) => r.embedding)}::text[]) as t(content, embedding)`.execute(database.db);
+      done += n;
+    }
+    await sql`create index chunks_embedding_idx on chunks using hnsw (embedding vector_cosine_ops)`.execute(database.db);
+    console.log(`  (filled to ${target} chunks and rebuilt the index in ${((performance.now() - t) / 1000).toFixed(0)} s)`);
+  }
+  const search = new SearchRepository(database.db);
+  const queries = docs.slice(0, Number(values.queries)).map((d) => d.content.slice(0, 120));
+  const queryVectors = await embedder.embed(queries, 'query');
+  for (const v of queryVectors.slice(0, 10)) await search.nearest(v, null, 5); // warm-up
+  const latencies: number[] = [];
+  const filtered: number[] = [];
+  for (const v of queryVectors) {
+    let s = performance.now();
+    await search.nearest(v, null, 5);
+    latencies.push(performance.now() - s);
+    s = performance.now();
+    await search.nearest(v, ['tech_docs'], 5);
+    filtered.push(performance.now() - s);
+  }
+  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!.toFixed(2);
+  console.log(`  search     p50 ${pct(latencies, 0.5)} ms, p95 ${pct(latencies, 0.95)} ms at ${Math.max(target, stored)} chunks (semantic, topK 5, query embedding excluded)`);
+  console.log(`  filtered   p50 ${pct(filtered, 0.5)} ms, p95 ${pct(filtered, 0.95)} ms (namespace filter matching no chunk: worst case of iterative scans)`);
+} finally {
+  await database.close();
+  if (values.store !== 'pglite') await admin(`drop database if exists ${scratch} with (force)`);
+}

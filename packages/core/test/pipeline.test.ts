@@ -1,0 +1,166 @@
+import { createLogger } from '@kb/core';
+import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Embedder, EmbeddingInputType } from '../src/embeddings/types.ts';
+import { LocalEmbedder } from '../src/embeddings/local.ts';
+import { IngestionService } from '../src/ingestion/ingestion.service.ts';
+import { chunkMarkdown } from '../src/chunking/index.ts';
+import { SearchService } from '../src/search/search.service.ts';
+
+const kinds = await testStoreKinds();
+const logger = createLogger({ level: 'silent' });
+
+/** The local embedder, with a switch to fail and a record of calls. */
+class ObservedEmbedder implements Embedder {
+  readonly inner = new LocalEmbedder();
+  readonly model = this.inner.model;
+  readonly dimension = this.inner.dimension;
+  calls: Array<{ count: number; inputType: EmbeddingInputType }> = [];
+  failing = false;
+  async embed(texts: readonly string[], inputType: EmbeddingInputType) {
+    this.calls.push({ count: texts.length, inputType });
+    if (this.failing) throw new Error('embedding service down');
+    return this.inner.embed(texts, inputType);
+  }
+}
+
+const GUIDE = `---
+product: widgets
+---
+# Install
+
+Download the installer and run it. The installer asks for a licence key.
+
+## Linux
+
+Use the tarball. Extract it to /opt/widgets and add the bin folder to PATH.
+
+\`\`\`sh
+tar -xzf widgets.tgz -C /opt
+\`\`\`
+
+## Windows
+
+Run setup.exe as an administrator.
+`;
+
+describe.each(kinds)('ingestion pipeline on %s', (kind) => {
+  let testDb: TestDatabase | undefined;
+  afterEach(async () => {
+    await testDb?.drop();
+    testDb = undefined;
+  });
+
+  async function setup() {
+    testDb = await createTestDatabase(kind);
+    const embedder = new ObservedEmbedder();
+    const ingestion = new IngestionService(testDb.database, embedder, logger);
+    const search = new SearchService(testDb.database, embedder, logger);
+    const count = async (table: 'chunks' | 'documents' | 'parent_chunks') =>
+      Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(testDb!.database.db)).rows[0]!.n);
+    return { db: testDb.database.db, embedder, ingestion, search, count };
+  }
+
+  it('stores a document with heading paths, front matter metadata and one embedding call', async () => {
+    const { db, embedder, ingestion, count } = await setup();
+    const result = await ingestion.ingest({ namespace: 'user_docs', title: 'Widgets guide', content: GUIDE, metadata: { team: 'docs' } });
+    expect(result.skipped).toBe(false);
+    expect(result.chunks).toBeGreaterThan(0);
+    expect(embedder.calls).toEqual([{ count: result.chunks, inputType: 'document' }]);
+    expect(await count('chunks')).toBe(result.chunks);
+    const doc = await db.selectFrom('documents').selectAll().executeTakeFirstOrThrow();
+    expect(doc).toMatchObject({ namespace: 'user_docs', slug: 'Widgets guide', title: 'Widgets guide' });
+    expect(doc.metadata).toEqual({ product: 'widgets', team: 'docs' });
+    const paths = (await db.selectFrom('chunks').select('heading_path').orderBy('ordinal').execute()).map((r) => r.heading_path);
+    expect(paths).toContain('Widgets guide > Install > Linux');
+    expect(paths.every((p) => p.startsWith('Widgets guide'))).toBe(true);
+  });
+
+  it('is idempotent: unchanged content is skipped without embedding', async () => {
+    const { embedder, ingestion, count } = await setup();
+    const first = await ingestion.ingest({ namespace: 'user_docs', title: 'Guide', content: GUIDE });
+    const chunks = await count('chunks');
+    embedder.calls = [];
+    const second = await ingestion.ingest({ namespace: 'user_docs', title: 'Guide', content: GUIDE });
+    expect(second).toEqual({ documentId: first.documentId, skipped: true, chunks: 0 });
+    expect(embedder.calls).toEqual([]);
+    expect(await count('chunks')).toBe(chunks);
+    // A change in content, title or metadata is a new version of the same document.
+    const third = await ingestion.ingest({ namespace: 'user_docs', title: 'Guide', content: `${GUIDE}\n## macOS\n\nDrag to Applications.\n` });
+    expect(third.documentId).toBe(first.documentId);
+    expect(third.skipped).toBe(false);
+    const fourth = await ingestion.ingest({ namespace: 'user_docs', title: 'Guide', content: `${GUIDE}\n## macOS\n\nDrag to Applications.\n`, metadata: { v: 2 } });
+    expect(fourth.skipped).toBe(false);
+    expect(await count('documents')).toBe(1);
+  });
+
+  it('keeps the previous version whole when embedding fails', async () => {
+    const { db, embedder, ingestion, search, count } = await setup();
+    await ingestion.ingest({ namespace: 'tech_docs', title: 'Guide', content: GUIDE });
+    const before = await db.selectFrom('chunks').select(['id', 'content']).orderBy('id').execute();
+    const hashBefore = (await db.selectFrom('documents').select('content_hash').executeTakeFirstOrThrow()).content_hash;
+    embedder.failing = true;
+    await expect(ingestion.ingest({ namespace: 'tech_docs', title: 'Guide', content: '# Replaced\n\nAll new text.' })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
+    expect(await db.selectFrom('chunks').select(['id', 'content']).orderBy('id').execute()).toEqual(before);
+    expect((await db.selectFrom('documents').select('content_hash').executeTakeFirstOrThrow()).content_hash).toBe(hashBefore);
+    embedder.failing = false;
+    const hits = await search.search({ query: 'tarball extract opt', topK: 3 });
+    expect(hits[0]?.headingPath).toBe('Guide > Install > Linux');
+    expect(await count('documents')).toBe(1);
+  });
+
+  it('makes a document with no chunks from empty or front-matter-only content', async () => {
+    const { ingestion, count, embedder } = await setup();
+    const empty = await ingestion.ingest({ namespace: 'user_docs', title: 'Empty', content: '' });
+    const front = await ingestion.ingest({ namespace: 'user_docs', title: 'Front', content: '---\ntitle: x\n---\n' });
+    expect(empty).toMatchObject({ skipped: false, chunks: 0 });
+    expect(front).toMatchObject({ skipped: false, chunks: 0 });
+    expect(await count('documents')).toBe(2);
+    expect(await count('chunks')).toBe(0);
+    expect(embedder.calls).toEqual([]);
+  });
+
+  it('never duplicates a document or its chunks under concurrent ingestion', async () => {
+    const { db, ingestion, count } = await setup();
+    const versions = Array.from({ length: 8 }, (_, i) => `${GUIDE}\n## Extra ${i % 3}\n\n${'Variant text. '.repeat(1 + (i % 3) * 40)}\n`);
+    const results = await Promise.all(versions.map((content) => ingestion.ingest({ namespace: 'user_docs', title: 'Race', content })));
+    expect(new Set(results.map((r) => r.documentId)).size).toBe(1);
+    expect(await count('documents')).toBe(1);
+    // The stored chunks are exactly those of one version, never a mix or a double.
+    const possible = new Set(
+      versions.map((content) => chunkMarkdown({ title: 'Race', content }).parents.reduce((n, p) => n + p.children.length, 0)),
+    );
+    expect(possible.size).toBeGreaterThan(1);
+    expect(possible.has(await count('chunks'))).toBe(true);
+    const ordinals = (await db.selectFrom('chunks').select('ordinal').execute()).map((r) => r.ordinal);
+    expect(new Set(ordinals).size).toBe(ordinals.length);
+  });
+
+  it('searches semantically with ranked scores in 0..1, filters by namespace, and fills topK when filtered', async () => {
+    const { ingestion, search } = await setup();
+    await ingestion.ingest({ namespace: 'user_docs', title: 'Guide', content: GUIDE });
+    for (let i = 0; i < 30; i++) {
+      await ingestion.ingest({ namespace: 'tech_docs', title: `Note ${i}`, content: `# Note ${i}\n\nInternal note number ${i} about widgets installation servers.` });
+    }
+    const all = await search.search({ query: 'install widgets on linux', topK: 5 });
+    expect(all).toHaveLength(5);
+    for (let i = 1; i < all.length; i++) expect(all[i - 1]!.score).toBeGreaterThanOrEqual(all[i]!.score);
+    for (const hit of all) {
+      expect(hit.score).toBeGreaterThanOrEqual(0);
+      expect(hit.score).toBeLessThanOrEqual(1);
+      expect(hit).toMatchObject({ chunkId: expect.any(String), documentId: expect.any(String), documentTitle: expect.any(String) });
+    }
+    const filtered = await search.search({ query: 'internal note servers', namespaces: ['user_docs'], topK: 3 });
+    expect(filtered).toHaveLength(3);
+    expect(filtered.every((h) => h.namespace === 'user_docs')).toBe(true);
+    const tech = await search.search({ query: 'install widgets', namespaces: ['tech_docs'], topK: 20 });
+    expect(tech).toHaveLength(20);
+
+    const hybrid = await search.search({ query: 'tarball', topK: 3, mode: 'hybrid' });
+    expect(hybrid[0]?.headingPath).toBe('Guide > Install > Linux');
+    expect(hybrid[0]!.score).toBeLessThanOrEqual(1);
+  });
+});
