@@ -82,10 +82,6 @@ export class LineScanner {
 
   constructor(private readonly text: string) {}
 
-  get inFence(): boolean {
-    return this.fenceChar !== 0;
-  }
-
   /** Classifies `line` (lines must be fed in order) and updates the state. */
   classify(line: Line): LineKind {
     const text = this.text;
@@ -187,7 +183,7 @@ function htmlBlockEnd(text: string, first: number, end: number): readonly string
   if (text.startsWith('<?', first)) return ['?>'];
   if (text.startsWith('<![CDATA[', first)) return [']]>'];
   const next = text.charCodeAt(first + 1);
-  if (text.charCodeAt(first + 1) === 0x21 /* ! */) {
+  if (next === 0x21 /* ! */) {
     const letter = text.charCodeAt(first + 2) | 0x20;
     return letter >= 0x61 && letter <= 0x7a ? ['>'] : null;
   }

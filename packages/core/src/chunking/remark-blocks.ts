@@ -8,9 +8,8 @@ import type { Item, Span, Unit } from './blocks.ts';
 /**
  * micromark constructs that only matter inside paragraphs and headings. The splitter works on
  * source slices and only needs the block structure, so they are switched off: this removes every
- * inline pathology of micromark (e.g. `*_` repeated 10,000 times is quadratic in emphasis
- * resolution) and a large part of the parse time. Heading text is resolved separately
- * (see heading-text.ts).
+ * inline pathology of micromark (e.g. `*_` repeated 10,000 times takes seconds in emphasis
+ * resolution, and grows quadratically). Heading text is resolved separately (heading-text.ts).
  */
 const INLINE_CONSTRUCTS = [
   'attention',
