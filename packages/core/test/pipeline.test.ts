@@ -139,6 +139,45 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(new Set(ordinals).size).toBe(ordinals.length);
   });
 
+  it('ingests in bulk: unchanged skipped, changed replaced, new added, one failure isolated', async () => {
+    const { db, embedder, ingestion, count } = await setup();
+    await ingestion.ingest({ namespace: 'user_docs', title: 'Kept', content: '# Kept\n\nSame text.' });
+    await ingestion.ingest({ namespace: 'user_docs', title: 'Changed', content: '# Changed\n\nOld text.' });
+    embedder.calls = [];
+    const results = await ingestion.ingestMany([
+      { namespace: 'user_docs', title: 'Kept', content: '# Kept\n\nSame text.' },
+      { namespace: 'user_docs', title: 'Changed', content: '# Changed\n\nNew text, longer than before.' },
+      { namespace: 'tech_docs', title: 'New', content: GUIDE },
+      { namespace: 'wiki', title: 'Empty', content: '' },
+    ]);
+    expect(results.map((r) => (r instanceof Error ? 'error' : r.skipped))).toEqual([true, false, false, false]);
+    expect(embedder.calls.map((c) => c.inputType)).toEqual(['document', 'document']);
+    expect(await count('documents')).toBe(4);
+    const changed = await db.selectFrom('chunks').innerJoin('documents', 'documents.id', 'chunks.document_id').select('chunks.content').where('documents.title', '=', 'Changed').execute();
+    expect(changed.map((c) => c.content)).toEqual(['New text, longer than before.']);
+    // Re-running the same batch changes nothing.
+    const again = await ingestion.ingestMany([
+      { namespace: 'user_docs', title: 'Changed', content: '# Changed\n\nNew text, longer than before.' },
+      { namespace: 'tech_docs', title: 'New', content: GUIDE },
+    ]);
+    expect(again.every((r) => !(r instanceof Error) && r.skipped)).toBe(true);
+
+    const chunksBefore = await count('chunks');
+    let calls = 0;
+    const flaky: Embedder = {
+      model: embedder.model,
+      dimension: embedder.dimension,
+      embed: (texts, type) => (++calls === 2 ? Promise.reject(new Error('boom')) : embedder.embed(texts, type)),
+    };
+    const mixed = await new IngestionService(testDb!.database, flaky, logger).ingestMany([
+      { namespace: 'wiki', title: 'A', content: '# A\n\nalpha' },
+      { namespace: 'wiki', title: 'B', content: '# B\n\nbeta' },
+      { namespace: 'wiki', title: 'C', content: '# C\n\ngamma' },
+    ]);
+    expect(mixed.map((r) => (r instanceof Error ? 'error' : 'ok'))).toEqual(['ok', 'error', 'ok']);
+    expect(await count('chunks')).toBe(chunksBefore + 2);
+  });
+
   it('searches semantically with ranked scores in 0..1, filters by namespace, and fills topK when filtered', async () => {
     const { ingestion, search } = await setup();
     await ingestion.ingest({ namespace: 'user_docs', title: 'Guide', content: GUIDE });

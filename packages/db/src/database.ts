@@ -2,11 +2,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import pgvector from 'pgvector/pg';
 import { migrationProvider } from './migrations/index.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { DB } from './schema.ts';
 import { acquireStoreLock, type StoreLock } from './store-lock.ts';
+import { ensureVectorIndex } from './vector-index.ts';
 
 export type StorageOptions =
   | { kind: 'postgres'; databaseUrl: string; poolSize?: number }
@@ -22,6 +22,15 @@ export interface DatabaseOptions {
 }
 
 export const DEFAULT_EMBEDDING_DIMENSION = 1024;
+
+/**
+ * Vector search settings of every connection. ef_search: candidates an HNSW scan keeps
+ * (pgvector's default, 40, loses half the recall on the built-in embedder's hashed vectors; 100
+ * keeps nearly all of it). Iterative scans: a filtered search keeps scanning the index until it
+ * has its LIMIT of matching rows instead of filtering only the first ef_search candidates.
+ * Set when a connection starts, so a search is one statement and one round trip.
+ */
+export const VECTOR_SEARCH_SETTINGS = { 'hnsw.ef_search': '100', 'hnsw.iterative_scan': 'relaxed_order' } as const;
 
 export interface Database {
   readonly db: Kysely<DB>;
@@ -52,11 +61,13 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   const embeddingDimension = options.embeddingDimension ?? DEFAULT_EMBEDDING_DIMENSION;
 
   if (storage.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: storage.databaseUrl, max: storage.poolSize ?? 10 });
-    pool.on('connect', (client) => {
-      // The extension may not exist before the first migration; registering then fails harmlessly
-      // and the next connection registers again.
-      pgvector.registerTypes(client).catch(() => undefined);
+    const pool = new pg.Pool({
+      connectionString: storage.databaseUrl,
+      max: storage.poolSize ?? 10,
+      // Startup parameters: applied by the server as the connection opens, no extra round trip.
+      options: Object.entries(VECTOR_SEARCH_SETTINGS)
+        .map(([name, value]) => `-c ${name}=${value}`)
+        .join(' '),
     });
     // An idle client's error (database restarted) must not crash the process.
     pool.on('error', () => undefined);
@@ -84,6 +95,9 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   } else {
     pglite = storage.pglite;
     description = 'embedded (PGlite) instance';
+  }
+  for (const [name, value] of Object.entries(VECTOR_SEARCH_SETTINGS)) {
+    await pglite.query('select set_config($1, $2, false)', [name, value]);
   }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   const database = wrap(db, 'pglite', description, embeddingDimension, async () => {
@@ -116,6 +130,8 @@ function wrap(
           { cause: error },
         );
       }
+      // A bulk load that died after dropping the vector index left it missing: build it again.
+      await ensureVectorIndex(db);
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     },
     async ping() {

@@ -4,3 +4,4 @@ export type { DB, JobProgress, JobStatus } from './schema.ts';
 export { acquireStoreLock, liveLockOwner, readLockOwner, StoreLockedError } from './store-lock.ts';
 export type { LockOwner, StoreLock } from './store-lock.ts';
 export { isUniqueViolation } from './errors.ts';
+export { dropVectorIndex, ensureVectorIndex, VECTOR_INDEX, vectorIndexExists } from './vector-index.ts';

@@ -3,11 +3,10 @@ import type { Config } from '@kb/config';
 import { createEmbedder, createLogger, IngestionService, SearchService, type SearchMode } from '@kb/core';
 import { Bm25Index } from '@kb/core/retrieval/bm25';
 import { evaluateRuns, loadBeir, type EvalSummary } from '@kb/core/retrieval/metrics';
-import { createDatabase } from '@kb/db';
-import { sql } from 'kysely';
+import { createDatabase, dropVectorIndex, ensureVectorIndex } from '@kb/db';
 import { CliError } from '../store.ts';
 
-export const EVAL_USAGE = `Usage: kb eval <beir-dir> [--split=test] [--limit=N] [--concurrency=N]
+export const EVAL_USAGE = `Usage: kb eval <beir-dir> [--split=test] [--limit=N] [--exact]
 
 Retrieval evaluation on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv).
 The corpus is ingested into a temporary in-memory store through the service's own pipeline, with
@@ -28,13 +27,12 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { split: { type: 'string', default: 'test' }, limit: { type: 'string' }, concurrency: { type: 'string' }, exact: { type: 'boolean', default: false } },
+    options: { split: { type: 'string', default: 'test' }, limit: { type: 'string' }, exact: { type: 'boolean', default: false } },
   });
   const dir = positionals[0];
   if (!dir) throw new CliError(EVAL_USAGE);
   const limit = values.limit === undefined ? Infinity : Number(values.limit);
   if (!(limit >= 1)) throw new CliError('--limit must be at least 1');
-  const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
 
   let data;
   try {
@@ -50,22 +48,23 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
   const database = await createDatabase({ kind: 'pglite-memory' }, { embeddingDimension: embedder.dimension });
   try {
     await database.migrate();
-    if (values.exact) await sql`drop index chunks_embedding_idx`.execute(database.db);
     const ingestion = new IngestionService(database, embedder, logger);
     const search = new SearchService(database, embedder, logger);
 
     let started = performance.now();
-    let next = 0;
+    // A private, temporary store: load it in bulk and build the vector index once at the end.
+    await dropVectorIndex(database.db);
     let chunks = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < data.corpus.length) {
-          const doc = data.corpus[next++]!;
-          const result = await ingestion.ingest({ namespace: 'user_docs', title: doc.title || doc.id, slug: doc.id, content: doc.text });
-          chunks += result.chunks;
-        }
-      }),
-    );
+    for (let i = 0; i < data.corpus.length; i += 64) {
+      const results = await ingestion.ingestMany(
+        data.corpus.slice(i, i + 64).map((doc) => ({ namespace: 'user_docs' as const, title: doc.title || doc.id, slug: doc.id, content: doc.text })),
+      );
+      for (const result of results) {
+        if (result instanceof Error) throw result;
+        chunks += result.chunks;
+      }
+    }
+    if (!values.exact) await ensureVectorIndex(database.db);
     const ingestSeconds = (performance.now() - started) / 1000;
     out(`ingested with ${embedder.model}: ${chunks} chunks in ${ingestSeconds.toFixed(1)} s\n`);
     const slugs = new Map(

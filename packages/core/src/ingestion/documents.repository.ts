@@ -103,8 +103,58 @@ export class DocumentsRepository {
         .returning('id')
         .executeTakeFirstOrThrow();
       if (existing) await this.deleteChunks(trx, document.id);
-      await this.insertChunks(trx, document.id, version);
+      await this.insertChunks(trx, [{ documentId: document.id, version }]);
       return { documentId: document.id, skipped: false };
+    });
+  }
+
+
+  /**
+   * Many document versions in one transaction (bulk ingestion): the same steps as
+   * writeVersion, with a handful of statements for the whole batch instead of a handful per
+   * document. Versions must have distinct (namespace, slug) pairs.
+   */
+  writeVersions(versions: readonly DocumentVersion[]): Promise<Array<{ documentId: string; skipped: boolean }>> {
+    if (versions.length === 0) return Promise.resolve([]);
+    return this.db.transaction().execute(async (trx) => {
+      const keys = [...new Set(versions.map((v) => documentLockKey(v.namespace, v.slug)))].sort();
+      // Sorted, so two batches that share documents take their locks in the same order.
+      await sql`select pg_advisory_xact_lock(k) from unnest(${keys}::bigint[]) as k order by k`.execute(trx);
+      const existing = await sql<{ id: string; namespace: string; slug: string; content_hash: string }>`
+        select d.id, d.namespace, d.slug, d.content_hash
+        from documents d
+        join unnest(${versions.map((v) => v.namespace)}::text[], ${versions.map((v) => v.slug)}::text[]) as k(namespace, slug)
+          on d.namespace = k.namespace and d.slug = k.slug`.execute(trx);
+      const byKey = new Map(existing.rows.map((r) => [`${r.namespace}\u0000${r.slug}`, r]));
+      const changed = versions.filter((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.content_hash !== v.contentHash);
+      if (changed.length > 0) {
+        await trx
+          .insertInto('namespaces')
+          .values([...new Set(changed.map((v) => v.namespace))].map((id) => ({ id })))
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute();
+        const written = await sql<{ id: string; namespace: string; slug: string }>`
+          insert into documents (namespace, slug, title, metadata, content_hash, chunk_count)
+          select namespace, slug, title, metadata::jsonb, content_hash, chunk_count
+          from unnest(${changed.map((v) => v.namespace)}::text[], ${changed.map((v) => v.slug)}::text[],
+                      ${changed.map((v) => v.title)}::text[], ${changed.map((v) => JSON.stringify(v.metadata))}::text[],
+                      ${changed.map((v) => v.contentHash)}::text[], ${changed.map((v) => v.children.length)}::int[])
+            as t(namespace, slug, title, metadata, content_hash, chunk_count)
+          on conflict (namespace, slug) do update set
+            title = excluded.title, metadata = excluded.metadata, content_hash = excluded.content_hash,
+            chunk_count = excluded.chunk_count, updated_at = now()
+          returning id, namespace, slug`.execute(trx);
+        const ids = new Map(written.rows.map((r) => [`${r.namespace}\u0000${r.slug}`, r.id]));
+        const replaced = changed.map((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.id).filter((id): id is string => id !== undefined);
+        if (replaced.length > 0) {
+          await trx.deleteFrom('chunks').where('document_id', 'in', replaced).execute();
+          await trx.deleteFrom('parent_chunks').where('document_id', 'in', replaced).execute();
+        }
+        await this.insertChunks(trx, changed.map((v) => ({ documentId: ids.get(`${v.namespace}\u0000${v.slug}`)!, version: v })));
+        for (const v of changed) byKey.set(`${v.namespace}\u0000${v.slug}`, { id: ids.get(`${v.namespace}\u0000${v.slug}`)!, namespace: v.namespace, slug: v.slug, content_hash: '' });
+      }
+      const changedSet = new Set(changed);
+      return versions.map((v) => ({ documentId: byKey.get(`${v.namespace}\u0000${v.slug}`)!.id, skipped: !changedSet.has(v) }));
     });
   }
 
@@ -113,30 +163,42 @@ export class DocumentsRepository {
     await trx.deleteFrom('parent_chunks').where('document_id', '=', documentId).execute();
   }
 
-  private async insertChunks(trx: Transaction<DB>, documentId: string, version: DocumentVersion): Promise<void> {
-    if (version.parents.length === 0) return;
-    const parentIds = version.parents.map(() => randomUUID());
-    const parentIdByOrdinal = new Map(version.parents.map((p, i) => [p.ordinal, parentIds[i]!]));
-    // One statement per table with array parameters: a handful of parameters whatever the
-    // number of rows, so the statement stays cheap to parse and plan.
-    await sql`
-      insert into parent_chunks (id, document_id, ordinal, heading_path, content)
-      select id, ${documentId}::uuid, ordinal, heading_path, content
-      from unnest(${parentIds}::uuid[], ${version.parents.map((p) => p.ordinal)}::int[],
-                  ${version.parents.map((p) => p.headingPath)}::text[], ${version.parents.map((p) => p.content)}::text[])
-        as t(id, ordinal, heading_path, content)`.execute(trx);
-    if (version.children.length === 0) return;
-    const children = version.children;
-    await sql`
-      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
-      select id, ${documentId}::uuid, parent_id, ${version.namespace}, ordinal, heading_path, content, token_count, embedding::vector
-      from unnest(${children.map(() => randomUUID())}::uuid[],
-                  ${children.map((c) => parentIdByOrdinal.get(c.parentOrdinal) ?? null)}::uuid[],
-                  ${children.map((c) => c.ordinal)}::int[],
-                  ${children.map((c) => c.headingPath)}::text[],
-                  ${children.map((c) => c.content)}::text[],
-                  ${children.map((c) => c.tokenCount)}::int[],
-                  ${children.map((c) => toVectorLiteral(c.embedding))}::text[])
-        as t(id, parent_id, ordinal, heading_path, content, token_count, embedding)`.execute(trx);
+  /**
+   * Parents and children of any number of documents: one statement per table with array
+   * parameters, a handful of parameters whatever the number of rows, so the statements stay
+   * cheap to parse and plan.
+   */
+  private async insertChunks(trx: Transaction<DB>, items: Array<{ documentId: string; version: DocumentVersion }>): Promise<void> {
+    const parents: Array<{ id: string; documentId: string; ordinal: number; headingPath: string; content: string }> = [];
+    const children: Array<StoredChild & { id: string; documentId: string; parentId: string | null; namespace: string }> = [];
+    for (const { documentId, version } of items) {
+      const parentIds = new Map<number, string>();
+      for (const p of version.parents) {
+        const id = randomUUID();
+        parentIds.set(p.ordinal, id);
+        parents.push({ id, documentId, ordinal: p.ordinal, headingPath: p.headingPath, content: p.content });
+      }
+      for (const c of version.children) {
+        children.push({ ...c, id: randomUUID(), documentId, parentId: parentIds.get(c.parentOrdinal) ?? null, namespace: version.namespace });
+      }
+    }
+    if (parents.length > 0) {
+      await sql`
+        insert into parent_chunks (id, document_id, ordinal, heading_path, content)
+        select * from unnest(${parents.map((p) => p.id)}::uuid[], ${parents.map((p) => p.documentId)}::uuid[],
+                             ${parents.map((p) => p.ordinal)}::int[], ${parents.map((p) => p.headingPath)}::text[],
+                             ${parents.map((p) => p.content)}::text[])`.execute(trx);
+    }
+    if (children.length > 0) {
+      await sql`
+        insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
+        select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding::vector
+        from unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.documentId)}::uuid[],
+                    ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
+                    ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
+                    ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
+                    ${children.map((c) => toVectorLiteral(c.embedding))}::text[])
+          as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)`.execute(trx);
+    }
   }
 }

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
 import { contentHash } from './content-hash.ts';
-import { DocumentsRepository, type StoredChild } from './documents.repository.ts';
+import { DocumentsRepository, type DocumentVersion, type StoredChild } from './documents.repository.ts';
 
 export interface IngestDocumentInput {
   namespace: Namespace;
@@ -67,9 +67,10 @@ export class IngestionService {
 
   /**
    * Bulk ingestion (folders, imports): the hash check of a whole batch is one query per
-   * namespace, so unchanged documents cost no round trip of their own; changed ones go
-   * through the pipeline one by one. Results are in input order; a failed document's result
-   * is its error, and the others are unaffected.
+   * namespace, each changed document is split and embedded on its own (one embedding call per
+   * document), and all of them are written in one transaction with a handful of statements.
+   * If that transaction fails, the documents are written one by one, so one bad document
+   * fails alone. Results are in input order; a failed document's result is its error.
    */
   async ingestMany(inputs: readonly IngestDocumentInput[], signal?: AbortSignal): Promise<Array<IngestResult | Error>> {
     const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
@@ -77,25 +78,63 @@ export class IngestionService {
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       known.set(namespace, await this.documents.findVersions(namespace, prepared.filter((p) => p.input.namespace === namespace).map((p) => p.slug)));
     }
-    const results: Array<IngestResult | Error> = [];
-    for (const { input, slug, hash } of prepared) {
+    const results: Array<IngestResult | Error | undefined> = new Array(inputs.length);
+    const pending: Array<{ index: number; version: DocumentVersion }> = [];
+    for (const [index, { input, slug, hash }] of prepared.entries()) {
       const existing = known.get(input.namespace)?.get(slug);
       if (existing?.content_hash === hash) {
-        results.push({ documentId: existing.id, skipped: true, chunks: 0 });
+        results[index] = { documentId: existing.id, skipped: true, chunks: 0 };
         continue;
       }
       try {
-        results.push(await this.process(input, slug, hash, signal));
+        pending.push({ index, version: await this.prepare(input, slug, hash, signal) });
       } catch (error) {
         if (signal?.aborted) throw error;
-        results.push(error instanceof Error ? error : new Error(String(error)));
+        results[index] = error instanceof Error ? error : new Error(String(error));
       }
     }
-    return results;
+    const distinct = new Set(pending.map((p) => `${p.version.namespace}\u0000${p.version.slug}`)).size === pending.length;
+    let written: Array<{ documentId: string; skipped: boolean }> | undefined;
+    if (distinct && pending.length > 1) {
+      try {
+        written = await this.documents.writeVersions(pending.map((p) => p.version));
+      } catch (error) {
+        this.logger.warn({ err: error, documents: pending.length }, 'batch write failed; writing documents one by one');
+      }
+    }
+    for (const [i, { index, version }] of pending.entries()) {
+      try {
+        const result = written?.[i] ?? (await this.documents.writeVersion(version));
+        results[index] = { ...result, chunks: result.skipped ? 0 : version.children.length };
+      } catch (error) {
+        results[index] = error instanceof Error ? error : new Error(String(error));
+      }
+    }
+    return results as Array<IngestResult | Error>;
+  }
+
+  /** How many of these documents are new or changed (would not be skipped). */
+  async countChanged(inputs: readonly IngestDocumentInput[]): Promise<number> {
+    let changed = 0;
+    for (const namespace of new Set(inputs.map((i) => i.namespace))) {
+      const mine = inputs.filter((i) => i.namespace === namespace);
+      const known = await this.documents.findVersions(namespace, mine.map((i) => i.slug ?? i.title));
+      for (const input of mine) {
+        if (known.get(input.slug ?? input.title)?.content_hash !== this.hashOf(input)) changed++;
+      }
+    }
+    return changed;
   }
 
   private async process(input: IngestDocumentInput, slug: string, hash: string, signal?: AbortSignal): Promise<IngestResult> {
+    const version = await this.prepare(input, slug, hash, signal);
+    // 2-4, 7. Namespace, document, chunk replacement: one transaction.
+    const result = await this.documents.writeVersion(version);
+    return { ...result, chunks: result.skipped ? 0 : version.children.length };
+  }
 
+  /** Steps 5 and 6: split and embed; nothing is written. */
+  private async prepare(input: IngestDocumentInput, slug: string, hash: string, signal?: AbortSignal): Promise<DocumentVersion> {
     // 5. Hierarchical splitting.
     const chunked = chunkMarkdown({ title: input.title, content: input.content });
     const children = chunked.parents.flatMap((parent) =>
@@ -118,7 +157,6 @@ export class IngestionService {
       }
     }
 
-    // 2-4, 7. Namespace, document, chunk replacement: one transaction.
     const stored: StoredChild[] = children.map((c, i) => ({
       parentOrdinal: c.parentOrdinal,
       ordinal: c.ordinal,
@@ -127,7 +165,7 @@ export class IngestionService {
       tokenCount: c.tokenCount,
       embedding: vectors[i]!,
     }));
-    const result = await this.documents.writeVersion({
+    return {
       namespace: input.namespace,
       slug,
       title: input.title,
@@ -135,7 +173,6 @@ export class IngestionService {
       contentHash: hash,
       parents: chunked.parents.map((p) => ({ ordinal: p.ordinal, headingPath: p.headingPath, content: p.content })),
       children: stored,
-    });
-    return { ...result, chunks: result.skipped ? 0 : stored.length };
+    };
   }
 }
