@@ -114,24 +114,18 @@ export function createHttpApp(services: Services): HttpApp {
     }
     if (pathname === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
       if (shuttingDown) return sendJson(res, 503, { status: 'stopping' });
+      const probes: Record<string, () => Promise<unknown>> = { database: () => services.database.ping() };
+      if (services.redis) probes.redis = () => services.redis!.ping();
       const checks: Record<string, string> = {};
       let ready = true;
-      try {
-        await services.database.ping();
-        checks.database = 'ok';
-      } catch (error) {
-        ready = false;
-        checks.database = 'unreachable';
-        req[requestMeta]!.log.warn({ err: error }, 'readiness: database unreachable');
-      }
-      if (services.redis) {
+      for (const [name, probe] of Object.entries(probes)) {
         try {
-          await services.redis.ping();
-          checks.redis = 'ok';
+          await probe();
+          checks[name] = 'ok';
         } catch (error) {
           ready = false;
-          checks.redis = 'unreachable';
-          req[requestMeta]!.log.warn({ err: error }, 'readiness: redis unreachable');
+          checks[name] = 'unreachable';
+          req[requestMeta]!.log.warn({ err: error }, `readiness: ${name} unreachable`);
         }
       }
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });

@@ -1,42 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, run, start } from './process.ts';
 
-const root = join(import.meta.dirname, '../../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'kb-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function run(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function kb(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = run(['packages/cli/src/main.ts', ...args], { KB_DATA_DIR: dataDir, ...env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+const kb = (args: string[], env: Record<string, string> = {}) => run('packages/cli/src/main.ts', args, { KB_DATA_DIR: dataDir, ...env });
 
 describe('kb CLI on the embedded store', () => {
   let adminKey = '';
@@ -65,7 +36,7 @@ describe('kb CLI on the embedded store', () => {
 
   it('never opens a store held by a running server, and says what to do', async () => {
     const port = await freePort();
-    const server = run(['apps/server/src/main.ts'], { KB_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+    const server = start('apps/server/src/main.ts', [], { KB_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
     try {
       const url = `http://127.0.0.1:${port}`;
       const deadline = Date.now() + 30_000;
@@ -101,12 +72,7 @@ describe('kb CLI on the embedded store', () => {
   });
 
   it('refuses to start on bad configuration, naming every bad variable', async () => {
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = run(['apps/server/src/main.ts'], { KB_DATA_DIR: dataDir, PORT: 'eighty', REDIS_URL: 'http://nope', KB_ALLOW_PRIVATE_URLS: 'perhaps' });
-      let stderr = '';
-      child.stderr!.on('data', (c) => (stderr += c));
-      child.on('exit', (code) => resolve({ code, stderr }));
-    });
+    const result = await run('apps/server/src/main.ts', [], { KB_DATA_DIR: dataDir, PORT: 'eighty', REDIS_URL: 'http://nope', KB_ALLOW_PRIVATE_URLS: 'perhaps' });
     expect(result.code).toBe(1);
     for (const name of ['PORT', 'REDIS_URL', 'KB_ALLOW_PRIVATE_URLS']) expect(result.stderr).toContain(name);
     expect(result.stderr).not.toMatch(/at .+\.ts:\d+/);

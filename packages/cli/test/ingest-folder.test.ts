@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentFor, titleOf } from '../src/commands/ingest-folder.ts';
+import { run } from './process.ts';
 
-const root = join(import.meta.dirname, '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kb-folder-'));
 const docs = join(work, 'docs');
 const dataDir = join(work, 'store');
@@ -18,20 +17,7 @@ writeFileSync(join(docs, 'guide', 'technical.md'), '# Internals\n\nThe cache is 
 writeFileSync(join(docs, 'guide', 'deep', 'notes.markdown'), 'No heading here, just text.\n');
 writeFileSync(join(docs, 'guide', 'image.png'), 'not markdown');
 
-function kb(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', KB_DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const kb = (args: string[]) => run('packages/cli/src/main.ts', args, { KB_DATA_DIR: dataDir });
 
 describe('document naming', () => {
   it('takes the title from front matter, then the first heading, then the file name', () => {
