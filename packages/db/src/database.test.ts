@@ -66,7 +66,7 @@ describe('migrations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));
     try {
       const first = await createDatabase({ kind: 'pglite', dataDir: dir });
-      expect(await first.migrate()).toEqual(['20261121T0000_initial']);
+      expect(await first.migrate()).toEqual(['20261121T0000_initial', '20261121T0100_chunk_parent_index']);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
       expect(await second.migrate()).toEqual([]);
@@ -80,7 +80,7 @@ describe('migrations', () => {
     const empty = await createEmptyPostgresDatabase();
     try {
       const first = await createDatabase({ kind: 'postgres', databaseUrl: empty.url });
-      expect(await first.migrate()).toEqual(['20261121T0000_initial']);
+      expect(await first.migrate()).toEqual(['20261121T0000_initial', '20261121T0100_chunk_parent_index']);
       expect(await first.migrate()).toEqual([]);
       await first.close();
     } finally {

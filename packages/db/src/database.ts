@@ -24,22 +24,16 @@ export interface DatabaseOptions {
 export const DEFAULT_EMBEDDING_DIMENSION = 1024;
 
 /**
- * Planner and vector search settings of every connection, set as the connection starts so a
- * search is one statement and one round trip.
+ * Vector search settings of every connection, set as the connection starts (no extra round
+ * trip for a search).
  * - hnsw.ef_search: candidates an HNSW scan keeps. pgvector's default, 40, loses half the recall
  *   on the built-in embedder's hashed vectors; 100 keeps nearly all of it.
  * - hnsw.iterative_scan: a filtered search keeps scanning the index until it has its LIMIT of
  *   matching rows, instead of filtering only the first ef_search candidates.
- * - enable_seqscan off: pgvector costs an index scan by ef_search, and at 100 the planner prefers
- *   reading and sorting the whole table for small and mid-sized stores; that is exact but costs
- *   a detoasted 4 KB vector per row (85 ms a search at 8k chunks embedded, 16 ms at 3k on
- *   PostgreSQL). Every query of the service has an index to use; a table without one is still
- *   scanned (the setting only makes sequential scans the last resort).
  */
 export const VECTOR_SEARCH_SETTINGS = {
   'hnsw.ef_search': '100',
   'hnsw.iterative_scan': 'relaxed_order',
-  enable_seqscan: 'off',
 } as const;
 
 export interface Database {

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initialMigration } from './20261121T0000_initial.ts';
+import { chunkParentIndexMigration } from './20261121T0100_chunk_parent_index.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -12,6 +13,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         '20261121T0000_initial': initialMigration(options.embeddingDimension),
+        '20261121T0100_chunk_parent_index': chunkParentIndexMigration,
       };
     },
   };
