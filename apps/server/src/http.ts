@@ -9,6 +9,8 @@ import { isJsonMediaType, mediaType, parseJsonBody, readBody } from './body.ts';
 import { sendError, sendJson } from './http-errors.ts';
 
 const requestMeta = Symbol('kb.request');
+const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
+const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 
 interface RequestMeta {
   requestId: string;
@@ -88,8 +90,19 @@ export function createHttpApp(services: Services): HttpApp {
     maxBodySize: config.limits.maxBodyBytes,
   });
 
-  async function handleRest(req: KbRequest, res: ServerResponse, pathname: string): Promise<void> {
-    if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
+  async function handleRest(req: KbRequest, res: ServerResponse, pathname: string, url: URL): Promise<void> {
+    if (pathname === OPENAPI_INGEST_PATH && req.method === 'POST') {
+      // The body is the raw spec, in JSON or YAML, up to its own (larger) limit.
+      const type = mediaType(req);
+      const format = type === 'application/json' ? 'json' : type && YAML_TYPES.has(type) ? 'yaml' : undefined;
+      if (!format) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the spec as application/json or application/yaml${type ? `, not ${type}` : ''}`);
+      }
+      const body = await readBody(req, config.limits.maxSpecBytes);
+      const namespace = url.searchParams.get('namespace');
+      req.body = { spec: body.toString('utf8'), format, ...(namespace === null ? {} : { namespace }) };
+      req.headers['content-type'] = 'application/json';
+    } else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
       const type = mediaType(req);
       const body = await readBody(req, config.limits.maxBodyBytes);
       if (body.length > 0 && !isJsonMediaType(type)) {
@@ -136,7 +149,7 @@ export function createHttpApp(services: Services): HttpApp {
       return;
     }
     if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`)) {
-      return handleRest(req, res, pathname);
+      return handleRest(req, res, pathname, url);
     }
     if (pathname.startsWith('/trpc/')) {
       trpc(req, res);

@@ -1,3 +1,4 @@
+import { NAMESPACES } from '@kb/core';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { appRouter } from './root.ts';
 import type { Meta } from './trpc.ts';
@@ -32,6 +33,27 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
       operation.responses[String(meta.successStatus)] = operation.responses['200'];
       delete operation.responses['200'];
     }
+  }
+  // POST /ingest/openapi takes the raw spec as its body and the namespace from the query.
+  const openapiIngest = (document.paths?.['/ingest/openapi'] as Record<string, Record<string, unknown>> | undefined)?.post;
+  if (openapiIngest) {
+    openapiIngest.requestBody = {
+      required: true,
+      description: 'The raw OpenAPI 3.x or Swagger 2.0 spec (at most 25 MB)',
+      content: {
+        'application/json': { schema: { type: 'object' } },
+        'application/yaml': { schema: { type: 'string' } },
+      },
+    };
+    openapiIngest.parameters = [
+      {
+        name: 'namespace',
+        in: 'query',
+        required: false,
+        description: 'Target namespace (default api_endpoints)',
+        schema: { type: 'string', enum: [...NAMESPACES] },
+      },
+    ];
   }
   return document;
 }

@@ -30,3 +30,7 @@ export { IngestionService } from './ingestion/ingestion.service.ts';
 export type { IngestDocumentInput, IngestResult } from './ingestion/ingestion.service.ts';
 export { SearchService } from './search/search.service.ts';
 export type { SearchInput, SearchMode, SearchResult } from './search/search.service.ts';
+export { UrlIngestion } from './ingestion/url-ingestion.ts';
+export type { IngestUrlInput } from './ingestion/url-ingestion.ts';
+export { OpenApiIngestion } from './ingestion/openapi-ingestion.ts';
+export type { IngestOpenApiInput, IngestOpenApiResult } from './ingestion/openapi-ingestion.ts';

@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import { AdminSessions } from './auth/admin-sessions.ts';
 import type { Embedder } from './embeddings/types.ts';
 import { IngestionService } from './ingestion/ingestion.service.ts';
+import { OpenApiIngestion } from './ingestion/openapi-ingestion.ts';
+import { UrlIngestion } from './ingestion/url-ingestion.ts';
 import { SearchService } from './search/search.service.ts';
 import { ApiKeysRepository } from './keys/keys.repository.ts';
 import { ApiKeysService } from './keys/keys.service.ts';
@@ -23,6 +25,8 @@ export interface Services {
   sessions: AdminSessions;
   embedder: Embedder;
   ingestion: IngestionService;
+  urlIngestion: UrlIngestion;
+  openApiIngestion: OpenApiIngestion;
   search: SearchService;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
   stop(): Promise<void>;
@@ -39,6 +43,7 @@ export function createServices(deps: {
   const keysRepository = new ApiKeysRepository(database.db);
   const usage = new UsageTracker(keysRepository, logger);
   usage.start();
+  const ingestion = new IngestionService(database, embedder, logger);
   return {
     config,
     database,
@@ -52,7 +57,18 @@ export function createServices(deps: {
       ttlMs: config.security.sessionTtlMs,
     }),
     embedder,
-    ingestion: new IngestionService(database, embedder, logger),
+    ingestion,
+    urlIngestion: new UrlIngestion(
+      ingestion,
+      {
+        allowPrivate: config.security.allowPrivateUrls,
+        maxBytes: config.limits.maxFetchBytes,
+        timeoutMs: config.limits.fetchTimeoutMs,
+        maxRedirects: config.limits.maxRedirects,
+      },
+      logger,
+    ),
+    openApiIngestion: new OpenApiIngestion(ingestion, logger),
     search: new SearchService(database, embedder, logger),
     async stop() {
       await usage.stop();

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { namespaceSchema } from '../../schemas.ts';
+import { procedure } from '../../trpc.ts';
+import { ingestResultSchema } from './markdown.ts';
+
+export const ingestUrl = procedure
+  .meta({
+    auth: 'apiKey',
+    openapi: {
+      method: 'POST',
+      path: '/ingest/url',
+      tags: ['ingest'],
+      summary: 'Fetch a page and ingest it',
+      description:
+        'Fetches an http(s) page (HTML, XHTML, Markdown or plain text; at most 10 MB, 15 s, 5 redirects), keeps the main content of HTML as Markdown, and ingests it with the final URL as slug. ' +
+        'Private, loopback and link-local addresses are refused unless KB_ALLOW_PRIVATE_URLS is set. 422 when the URL cannot be fetched.',
+      protect: true,
+      errorResponses: { 400: 'Malformed URL or unsupported scheme', 422: 'The URL could not be fetched' },
+    },
+  })
+  .input(
+    z.object({
+      url: z.string().trim().min(1, 'url must not be empty').max(8192),
+      namespace: namespaceSchema,
+      title: z.string().trim().min(1, 'title must not be empty').max(1000).optional().meta({ description: "Defaults to the page's own title" }),
+    }),
+  )
+  .output(ingestResultSchema)
+  .mutation(async ({ ctx, input, signal }) => {
+    const result = await ctx.services.urlIngestion.ingest(input, signal);
+    ctx.log.info({ documentId: result.documentId, skipped: result.skipped, chunks: result.chunks }, 'URL ingested');
+    return { documentId: result.documentId, skipped: result.skipped };
+  });

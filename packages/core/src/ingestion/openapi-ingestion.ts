@@ -1,0 +1,66 @@
+import { AppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { Namespace } from '../namespaces.ts';
+import { InvalidSpecError, operationsFromSpec, parseSpec } from '../openapi/index.ts';
+import type { IngestionService } from './ingestion.service.ts';
+
+export interface IngestOpenApiInput {
+  spec: string;
+  format: 'json' | 'yaml';
+  namespace: Namespace;
+}
+
+export interface IngestOpenApiResult {
+  upserted: number;
+  unchanged: number;
+  /** Operations with an operationId (upserted + unchanged). */
+  total: number;
+}
+
+const BATCH = 64;
+
+/**
+ * POST /ingest/openapi: one document per operation with an operationId (slug = operationId),
+ * through the pipeline in batches; unchanged operations are skipped by their content hash.
+ */
+export class OpenApiIngestion {
+  constructor(
+    private readonly ingestion: IngestionService,
+    private readonly logger: Logger,
+  ) {}
+
+  async ingest(input: IngestOpenApiInput, signal?: AbortSignal): Promise<IngestOpenApiResult> {
+    let operations;
+    try {
+      operations = operationsFromSpec(parseSpec(input.spec, input.format)).operations;
+    } catch (error) {
+      if (error instanceof InvalidSpecError) throw new AppError('BAD_REQUEST', `Invalid OpenAPI spec: ${error.message}`, { cause: error });
+      throw error;
+    }
+    const result: IngestOpenApiResult = { upserted: 0, unchanged: 0, total: operations.length };
+    let failed = 0;
+    let firstError: Error | undefined;
+    for (let i = 0; i < operations.length; i += BATCH) {
+      const batch = operations.slice(i, i + BATCH);
+      const outcomes = await this.ingestion.ingestMany(
+        batch.map((op) => ({ namespace: input.namespace, title: op.title, slug: op.operationId, content: op.markdown, metadata: op.metadata })),
+        signal,
+      );
+      for (const outcome of outcomes) {
+        if (outcome instanceof Error) {
+          failed++;
+          firstError ??= outcome;
+        } else if (outcome.skipped) result.unchanged++;
+        else result.upserted++;
+      }
+    }
+    if (failed > 0) {
+      this.logger.warn({ err: firstError, failed, total: operations.length }, 'some operations could not be ingested');
+      if (firstError instanceof AppError) {
+        throw new AppError(firstError.code, `${failed} of ${operations.length} operations could not be ingested (the others were): ${firstError.message}`, { cause: firstError });
+      }
+      throw firstError;
+    }
+    return result;
+  }
+}
