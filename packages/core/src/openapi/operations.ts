@@ -39,11 +39,11 @@ export interface OperationsResult {
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** Lines of schema fields per operation document (all its bodies and responses together). */
-export const SCHEMA_LINE_BUDGET = 300;
+export const SCHEMA_LINE_BUDGET = 100;
 /** Characters of an operation's own description kept. */
-const MAX_DESCRIPTION_CHARS = 20_000;
+const MAX_DESCRIPTION_CHARS = 8_000;
 /** Hard cap on a document, whatever it holds. */
-export const MAX_DOCUMENT_CHARS = 200_000;
+export const MAX_DOCUMENT_CHARS = 48_000;
 
 type Dialect = 'swagger2' | 'openapi3';
 

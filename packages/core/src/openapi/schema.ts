@@ -451,9 +451,9 @@ function layout(writer: SchemaWriter, target: Resolved, budget: number): string[
 }
 
 /** Lines of fields one schema (a request body, a success response) may use. */
-export const MAX_LINES_PER_SCHEMA = 120;
+export const MAX_LINES_PER_SCHEMA = 40;
 /** Lines of fields for an error response (often one big schema shared by every operation). */
-export const MAX_LINES_PER_ERROR_SCHEMA = 30;
+export const MAX_LINES_PER_ERROR_SCHEMA = 8;
 
 /**
  * Markdown for a request or response schema: a "Schema:" line with its type, facts, enum and
