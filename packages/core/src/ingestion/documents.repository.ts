@@ -69,50 +69,15 @@ export class DocumentsRepository {
    * advisory lock: a concurrent ingest of the same document waits, then sees this version.
    * Returns skipped when the stored version already has this content hash.
    */
-  writeVersion(version: DocumentVersion): Promise<{ documentId: string; skipped: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${documentLockKey(version.namespace, version.slug)}::bigint)`.execute(trx);
-      const existing = await trx
-        .selectFrom('documents')
-        .select(['id', 'content_hash'])
-        .where('namespace', '=', version.namespace)
-        .where('slug', '=', version.slug)
-        .executeTakeFirst();
-      if (existing?.content_hash === version.contentHash) return { documentId: existing.id, skipped: true };
-
-      await trx.insertInto('namespaces').values({ id: version.namespace }).onConflict((oc) => oc.column('id').doNothing()).execute();
-      const document = await trx
-        .insertInto('documents')
-        .values({
-          namespace: version.namespace,
-          slug: version.slug,
-          title: version.title,
-          metadata: JSON.stringify(version.metadata),
-          content_hash: version.contentHash,
-          chunk_count: version.children.length,
-        })
-        .onConflict((oc) =>
-          oc.columns(['namespace', 'slug']).doUpdateSet({
-            title: version.title,
-            metadata: JSON.stringify(version.metadata),
-            content_hash: version.contentHash,
-            chunk_count: version.children.length,
-            updated_at: new Date(),
-          }),
-        )
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      if (existing) await this.deleteChunks(trx, document.id);
-      await this.insertChunks(trx, [{ documentId: document.id, version }]);
-      return { documentId: document.id, skipped: false };
-    });
+  async writeVersion(version: DocumentVersion): Promise<{ documentId: string; skipped: boolean }> {
+    const [result] = await this.writeVersions([version]);
+    return result!;
   }
 
-
   /**
-   * Many document versions in one transaction (bulk ingestion): the same steps as
-   * writeVersion, with a handful of statements for the whole batch instead of a handful per
-   * document. Versions must have distinct (namespace, slug) pairs.
+   * Any number of document versions in one transaction (bulk ingestion batches them): a
+   * handful of statements for the whole batch, whatever its size. Versions must have distinct
+   * (namespace, slug) pairs.
    */
   writeVersions(versions: readonly DocumentVersion[]): Promise<Array<{ documentId: string; skipped: boolean }>> {
     if (versions.length === 0) return Promise.resolve([]);
@@ -156,11 +121,6 @@ export class DocumentsRepository {
       const changedSet = new Set(changed);
       return versions.map((v) => ({ documentId: byKey.get(`${v.namespace}\u0000${v.slug}`)!.id, skipped: !changedSet.has(v) }));
     });
-  }
-
-  private async deleteChunks(trx: Transaction<DB>, documentId: string): Promise<void> {
-    await trx.deleteFrom('chunks').where('document_id', '=', documentId).execute();
-    await trx.deleteFrom('parent_chunks').where('document_id', '=', documentId).execute();
   }
 
   /**
