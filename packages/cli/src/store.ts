@@ -17,7 +17,7 @@ export class CliError extends Error {
  * Opens the configured store for a command, migrated. An embedded store held by a running
  * server is never opened: the command stops and says what to do instead.
  */
-export async function openStore(config: Config): Promise<Database> {
+export async function openStore(config: Config, onMigrated?: (applied: string[]) => void): Promise<Database> {
   if (config.storage.kind === 'pglite') {
     const owner = liveLockOwner(config.storage.dataDir);
     if (owner) throw new CliError(new StoreLockedError(resolve(config.storage.dataDir), owner).message, 2);
@@ -36,7 +36,8 @@ export async function openStore(config: Config): Promise<Database> {
     throw error;
   }
   try {
-    await database.migrate();
+    const applied = await database.migrate();
+    onMigrated?.(applied);
   } catch (error) {
     await database.close();
     throw error;
