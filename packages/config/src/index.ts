@@ -104,6 +104,25 @@ const limitsSchema = z.object({
   KB_MAX_REDIRECTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(20).default(5)),
 });
 
+const jobsSchema = z.object({
+  KB_QUEUE_PREFIX: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, "_", ".", ":" or "-"')
+      .default('kb'),
+  ),
+  KB_WORKER_CONCURRENCY: positiveInt(1, 64),
+  KB_JOB_LOCK_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ message: 'must be a number' }).int().min(1_000, 'must be at least 1000').max(3_600_000).default(30_000),
+  ),
+  KB_SHUTDOWN_GRACE_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ message: 'must be a number' }).int().min(0).max(3_600_000).default(10_000),
+  ),
+});
+
 const schemas = {
   server: serverSchema,
   storage: storageSchema,
@@ -113,6 +132,7 @@ const schemas = {
   wiki: wikiSchema,
   security: securitySchema,
   limits: limitsSchema,
+  jobs: jobsSchema,
 } as const;
 
 export type EnvSource = Record<string, string | undefined>;
@@ -127,6 +147,8 @@ export interface Config {
   llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string };
   wiki: { baseUrl?: string; email?: string; apiToken?: string };
   security: { adminPassword?: string; allowPrivateUrls: boolean; sessionTtlMs: number };
+  /** Background jobs: worker concurrency, job lock, shutdown grace. */
+  jobs: { queuePrefix: string; workerConcurrency: number; lockMs: number; shutdownGraceMs: number };
   limits: {
     maxBodyBytes: number;
     maxSpecBytes: number;
@@ -169,6 +191,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
   const security = parsed.security as z.infer<typeof securitySchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
+  const jobs = parsed.jobs as z.infer<typeof jobsSchema>;
 
   return {
     server: {
@@ -201,6 +224,12 @@ export function loadConfig(env: EnvSource = process.env): Config {
       maxFetchBytes: limits.KB_MAX_FETCH_BYTES,
       fetchTimeoutMs: limits.KB_FETCH_TIMEOUT_MS,
       maxRedirects: limits.KB_MAX_REDIRECTS,
+    },
+    jobs: {
+      queuePrefix: jobs.KB_QUEUE_PREFIX,
+      workerConcurrency: jobs.KB_WORKER_CONCURRENCY,
+      lockMs: jobs.KB_JOB_LOCK_MS,
+      shutdownGraceMs: jobs.KB_SHUTDOWN_GRACE_MS,
     },
   };
 }

@@ -1,0 +1,199 @@
+/**
+ * Services mode: jobs travel through a BullMQ queue on Redis to `pnpm worker` processes, any
+ * number of them. The queue entry carries only the job's id (its BullMQ job id is the same), so
+ * adding a job twice is a no-op and the payload is always read, and re-validated, from the jobs
+ * table.
+ */
+import { Queue, Worker, WaitingError, type Job } from 'bullmq';
+import type { Logger } from '../logger.ts';
+import type { JobType } from './catalog.ts';
+import type { JobRunner } from './job-runner.ts';
+import type { JobsRepository } from './jobs.repository.ts';
+import { JOB_ATTEMPTS, JOB_BACKOFF_MS, ShutdownError, type JobQueue } from './queue.ts';
+
+export const JOB_QUEUE_NAME = 'kb-jobs';
+
+export interface QueueEntryData {
+  jobId: string;
+}
+
+export interface BullConnection {
+  redisUrl: string;
+  /** Key prefix in Redis (default "bull"); tests use their own. */
+  prefix?: string;
+}
+
+export interface BullQueueOptions extends BullConnection {
+  attempts?: number;
+  backoffMs?: number;
+}
+
+function connection(redisUrl: string, worker: boolean) {
+  // Connection options, not a client: BullMQ then owns and closes its connections. Workers block
+  // on Redis and must not give up on a command (maxRetriesPerRequest null).
+  return worker ? { url: redisUrl, maxRetriesPerRequest: null } : { url: redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+}
+
+/** The producer side, used by the API to hand jobs to workers. */
+export class BullJobQueue implements JobQueue {
+  readonly kind = 'bullmq';
+  readonly queue: Queue<QueueEntryData>;
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+
+  constructor(options: BullQueueOptions) {
+    this.queue = new Queue<QueueEntryData>(JOB_QUEUE_NAME, {
+      connection: connection(options.redisUrl, false),
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+    });
+    this.attempts = Math.max(1, options.attempts ?? JOB_ATTEMPTS);
+    this.backoffMs = Math.max(0, options.backoffMs ?? JOB_BACKOFF_MS);
+    // Connection errors surface on the calls that need Redis; without a listener they would be
+    // reported as unhandled 'error' events.
+    this.queue.on('error', () => undefined);
+  }
+
+  async enqueue(job: { id: string; type: JobType }): Promise<void> {
+    await this.queue.add(
+      job.type,
+      { jobId: job.id },
+      {
+        jobId: job.id,
+        attempts: this.attempts,
+        backoff: { type: 'exponential', delay: this.backoffMs },
+        removeOnComplete: { age: 7 * 24 * 3600, count: 1_000 },
+        removeOnFail: { age: 30 * 24 * 3600, count: 5_000 },
+      },
+    );
+  }
+
+  /** The BullMQ state of a job's queue entry, or undefined when there is none. */
+  async entryState(jobId: string): Promise<{ state: string; failedReason?: string } | undefined> {
+    const entry = await this.queue.getJob(jobId);
+    if (!entry) return undefined;
+    const state = await entry.getState();
+    return { state, ...(entry.failedReason ? { failedReason: entry.failedReason } : {}) };
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export interface JobWorkerOptions extends BullQueueOptions {
+  /** Jobs run at once by this process (default 1). */
+  concurrency?: number;
+  /** How long a job's lock lives without renewal; a killed worker's job is picked up after it. */
+  lockDurationMs?: number;
+  /** On shutdown, how long the job in progress may take to finish before it is handed back. */
+  shutdownGraceMs?: number;
+  /** How often unfinished jobs are checked against the queue (default 60 s). */
+  reconcileIntervalMs?: number;
+}
+
+/**
+ * A worker process's consumer: runs queued jobs through the JobRunner. Shutdown stops taking jobs,
+ * gives the running one `shutdownGraceMs` to finish, then aborts it and hands it back to the queue
+ * for another worker. A worker that dies without shutting down (SIGKILL, power loss) stops
+ * renewing its lock; BullMQ then returns the job to the queue and another worker runs it again.
+ */
+export class JobWorker {
+  private worker: Worker<QueueEntryData> | undefined;
+  private readonly producer: BullJobQueue;
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+  private readonly attempts: number;
+
+  constructor(
+    private readonly runner: JobRunner,
+    private readonly jobs: JobsRepository,
+    private readonly logger: Logger,
+    private readonly options: JobWorkerOptions,
+  ) {
+    this.producer = new BullJobQueue(options);
+    this.attempts = Math.max(1, options.attempts ?? JOB_ATTEMPTS);
+  }
+
+  async start(): Promise<void> {
+    await this.reconcile();
+    const lockDuration = this.options.lockDurationMs ?? 30_000;
+    this.worker = new Worker<QueueEntryData>(JOB_QUEUE_NAME, (job, token, signal) => this.process(job, token, signal), {
+      connection: connection(this.options.redisUrl, true),
+      ...(this.options.prefix ? { prefix: this.options.prefix } : {}),
+      concurrency: Math.max(1, this.options.concurrency ?? 1),
+      lockDuration,
+      stalledInterval: Math.max(1_000, Math.floor(lockDuration / 2)),
+      // A job is idempotent: a worker dying under it several times is no reason to give up on it.
+      maxStalledCount: 5,
+    });
+    this.worker.on('error', (error) => this.logger.error({ err: error }, 'job worker error'));
+    this.worker.on('stalled', (jobId) => this.logger.warn({ jobId }, 'job stalled (its worker stopped); queued again'));
+    const interval = this.options.reconcileIntervalMs ?? 60_000;
+    this.reconcileTimer = setInterval(() => {
+      this.reconcile().catch((error: unknown) => this.logger.warn({ err: error }, 'job reconciliation failed'));
+    }, interval);
+    this.reconcileTimer.unref();
+    await this.worker.waitUntilReady();
+  }
+
+  private async process(entry: Job<QueueEntryData>, token: string | undefined, signal: AbortSignal | undefined): Promise<string> {
+    const jobId = typeof entry.data?.jobId === 'string' ? entry.data.jobId : entry.id;
+    if (!jobId) return 'ignored';
+    const controller = new AbortController();
+    const abort = () => controller.abort(new ShutdownError());
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      const finalAttempt = entry.attemptsMade + 1 >= (entry.opts.attempts ?? this.attempts);
+      const outcome = await this.runner.run(jobId, { signal: controller.signal, finalAttempt });
+      if (outcome.kind === 'retry') throw new Error(outcome.error);
+      if (outcome.kind === 'handed-back') {
+        await entry.moveToWait(token);
+        throw new WaitingError();
+      }
+      return outcome.kind;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  /**
+   * Brings the jobs table and the queue together: an unfinished job with no queue entry (its
+   * server stopped between recording and queueing it, or Redis lost its data) is queued again;
+   * one whose entry BullMQ failed is marked failed.
+   */
+  async reconcile(): Promise<void> {
+    for (const job of await this.jobs.listUnfinished()) {
+      const state = await this.producer.entryState(job.id);
+      if (!state) {
+        if (Date.now() - job.created_at.getTime() < 10_000) continue; // its server may be queueing it now
+        await this.producer.enqueue({ id: job.id, type: job.type as JobType });
+        this.logger.info({ jobId: job.id }, 'unfinished job without a queue entry queued again');
+      } else if (state.state === 'failed') {
+        await this.jobs.fail(job.id, this.runner.describe(new Error(state.failedReason ?? 'The job failed in the queue')));
+      }
+    }
+  }
+
+  /** Graceful stop; safe to call more than once. */
+  close(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    const worker = this.worker;
+    if (worker) {
+      const closing = worker.close();
+      const grace = this.options.shutdownGraceMs ?? 10_000;
+      const timer = setTimeout(() => worker.cancelAllJobs('shutdown'), grace);
+      timer.unref();
+      try {
+        await closing;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    await this.producer.close();
+  }
+}

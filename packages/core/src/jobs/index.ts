@@ -1,0 +1,12 @@
+export { InvalidJobPayloadError, JOB_CATALOG, JOB_TYPES, isJobType, parseJobPayload, spaceKeySchema } from './catalog.ts';
+export type { JobPayload, JobType } from './catalog.ts';
+export { EMPTY_PROGRESS, JobsRepository, toJobView } from './jobs.repository.ts';
+export type { JobRecord, JobView } from './jobs.repository.ts';
+export { isTransientError, JobRunner, PROGRESS_INTERVAL_MS } from './job-runner.ts';
+export type { JobContext, JobHandler, JobHandlers, JobOutcome } from './job-runner.ts';
+export { JOB_ATTEMPTS, JOB_BACKOFF_MS, ShutdownError } from './queue.ts';
+export type { JobQueue } from './queue.ts';
+export { InProcessJobQueue } from './in-process-queue.ts';
+export type { InProcessQueueOptions } from './in-process-queue.ts';
+export { BullJobQueue, JOB_QUEUE_NAME, JobWorker } from './bullmq.ts';
+export type { BullQueueOptions, JobWorkerOptions } from './bullmq.ts';

@@ -1,0 +1,146 @@
+import type { DB, JobProgress, JobStatus } from '@kb/db';
+import type { Kysely, Selectable } from 'kysely';
+
+export type JobRecord = Selectable<DB['ingestion_jobs']>;
+
+export const EMPTY_PROGRESS: JobProgress = Object.freeze({ total: 0, done: 0, skipped: 0, failed: 0 });
+
+/** An ingestion job as the API shows it. */
+export interface JobView {
+  id: string;
+  type: string;
+  status: JobStatus;
+  payload: Record<string, unknown>;
+  progress: JobProgress;
+  attempts: number;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  /** Present on failed jobs only. */
+  error?: string;
+}
+
+export function toJobView(record: JobRecord): JobView {
+  return {
+    id: record.id,
+    type: record.type,
+    status: record.status,
+    payload: record.payload,
+    progress: { ...EMPTY_PROGRESS, ...record.progress },
+    attempts: record.attempts,
+    createdAt: record.created_at.toISOString(),
+    startedAt: record.started_at?.toISOString() ?? null,
+    completedAt: record.completed_at?.toISOString() ?? null,
+    ...(record.status === 'failed' ? { error: record.error ?? 'The job failed' } : {}),
+  };
+}
+
+/**
+ * The ingestion_jobs table: the durable record of every job, whatever runs it (the in-process
+ * runner or BullMQ workers). The queue only carries job ids; status, payload and progress live
+ * here, so the job list is one indexed query and survives a flushed Redis.
+ */
+export class JobsRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  create(type: string, payload: Record<string, unknown>): Promise<JobRecord> {
+    return this.db
+      .insertInto('ingestion_jobs')
+      .values({ type, payload: JSON.stringify(payload), error: null, started_at: null, completed_at: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.db.selectFrom('ingestion_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Newest first. */
+  listRecent(limit: number): Promise<JobRecord[]> {
+    return this.db
+      .selectFrom('ingestion_jobs')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Jobs not finished yet (pending or running), oldest first. */
+  listUnfinished(): Promise<JobRecord[]> {
+    return this.db
+      .selectFrom('ingestion_jobs')
+      .selectAll()
+      .where('status', 'in', ['pending', 'running'])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Marks an unfinished job running and counts the attempt. Returns undefined when the job does
+   * not exist or has already finished (a redelivered queue entry).
+   */
+  start(id: string): Promise<JobRecord | undefined> {
+    const now = new Date();
+    return this.db
+      .updateTable('ingestion_jobs')
+      .set((eb) => ({
+        status: 'running',
+        attempts: eb('attempts', '+', 1),
+        started_at: eb.fn.coalesce('started_at', eb.val(now)),
+        error: null,
+        updated_at: now,
+      }))
+      .where('id', '=', id)
+      .where('status', 'in', ['pending', 'running'])
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async saveProgress(id: string, progress: JobProgress): Promise<void> {
+    await this.db
+      .updateTable('ingestion_jobs')
+      .set({ progress: JSON.stringify(progress), updated_at: new Date() })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  async finish(id: string, progress: JobProgress): Promise<void> {
+    const now = new Date();
+    await this.db
+      .updateTable('ingestion_jobs')
+      .set({ status: 'done', progress: JSON.stringify(progress), error: null, completed_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', ['pending', 'running'])
+      .execute();
+  }
+
+  /** Ends an unfinished job as failed; a finished job is left as it is. */
+  async fail(id: string, error: string, progress?: JobProgress): Promise<void> {
+    const now = new Date();
+    await this.db
+      .updateTable('ingestion_jobs')
+      .set({
+        status: 'failed',
+        error,
+        completed_at: now,
+        updated_at: now,
+        ...(progress ? { progress: JSON.stringify(progress) } : {}),
+      })
+      .where('id', '=', id)
+      .where('status', 'in', ['pending', 'running'])
+      .execute();
+  }
+
+  /** Returns a running job to the queue's waiting state (shutdown hand-back, retry after backoff). */
+  async requeue(id: string, progress?: JobProgress): Promise<void> {
+    await this.db
+      .updateTable('ingestion_jobs')
+      .set({ status: 'pending', updated_at: new Date(), ...(progress ? { progress: JSON.stringify(progress) } : {}) })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+}
