@@ -78,6 +78,7 @@ export async function startService(
       resolve();
     });
   });
+  await services.start();
   const { port } = app.server.address() as AddressInfo;
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
   logger.info(
@@ -86,6 +87,7 @@ export async function startService(
       database: database.description,
       embedder: `${embedder.model} (${embedder.dimension} dimensions)${config.embedding.voyageApiKey ? '' : ': built-in, lexical; set VOYAGE_API_KEY for semantic embeddings'}`,
       rateLimitCounters: redis ? 'redis' : 'memory',
+      jobs: services.jobs.queue.kind === 'bullmq' ? 'BullMQ on Redis (run `pnpm worker`)' : 'in-process',
       adminLogin: services.sessions.enabled ? 'enabled' : 'disabled (set KB_ADMIN_PASSWORD)',
     },
     'knowledge base service listening',

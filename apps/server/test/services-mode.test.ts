@@ -1,54 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { isPostgresAvailable, createEmptyPostgresDatabase, TEST_REDIS_URL } from '@kb/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, run, runToEnd, stopAll, waitFor } from './processes.ts';
 
 const available = await isPostgresAvailable();
-const root = join(import.meta.dirname, '../../..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function waitFor(url: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-function run(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function runToEnd(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = run(args, env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe.runIf(available)('services mode: PostgreSQL + Redis, two server processes', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -69,16 +24,7 @@ describe.runIf(available)('services mode: PostgreSQL + Redis, two server process
   }, 90_000);
 
   afterAll(async () => {
-    await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            if (s.exitCode !== null) return resolve();
-            s.once('exit', () => resolve());
-            s.kill('SIGTERM');
-          }),
-      ),
-    );
+    await stopAll(servers);
     await database?.drop();
   });
 

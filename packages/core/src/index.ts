@@ -34,3 +34,16 @@ export { UrlIngestion } from './ingestion/url-ingestion.ts';
 export type { IngestUrlInput } from './ingestion/url-ingestion.ts';
 export { OpenApiIngestion } from './ingestion/openapi-ingestion.ts';
 export type { IngestOpenApiInput, IngestOpenApiResult } from './ingestion/openapi-ingestion.ts';
+export {
+  BullJobQueue,
+  InProcessJobQueue,
+  JobRunner,
+  JobsRepository,
+  JobWorker,
+  JOB_QUEUE_NAME,
+  spaceKeySchema,
+  toJobView,
+} from './jobs/index.ts';
+export type { JobHandlers, JobQueue, JobView } from './jobs/index.ts';
+export { WikiImports } from './wiki/wiki-imports.ts';
+export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/wiki-import.ts';

@@ -11,6 +11,13 @@ import { ApiKeysRepository } from './keys/keys.repository.ts';
 import { ApiKeysService } from './keys/keys.service.ts';
 import { UsageTracker } from './keys/usage-tracker.ts';
 import type { Logger } from './logger.ts';
+import { BullJobQueue } from './jobs/bullmq.ts';
+import { InProcessJobQueue } from './jobs/in-process-queue.ts';
+import { JobRunner } from './jobs/job-runner.ts';
+import { JobsRepository } from './jobs/jobs.repository.ts';
+import type { JobQueue } from './jobs/queue.ts';
+import { WikiImports } from './wiki/wiki-imports.ts';
+import { createWikiImportHandler } from './wiki/wiki-import.ts';
 import { SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
 
 /** Everything the API layer calls, built once per process from the configuration. */
@@ -28,6 +35,15 @@ export interface Services {
   urlIngestion: UrlIngestion;
   openApiIngestion: OpenApiIngestion;
   search: SearchService;
+  jobs: {
+    repository: JobsRepository;
+    runner: JobRunner;
+    /** In-process in embedded mode (no REDIS_URL), BullMQ otherwise. */
+    queue: JobQueue;
+  };
+  wikiImports: WikiImports;
+  /** Starts background work: in embedded mode, runs jobs left unfinished by an earlier process. */
+  start(): Promise<void>;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
   stop(): Promise<void>;
 }
@@ -44,6 +60,23 @@ export function createServices(deps: {
   const usage = new UsageTracker(keysRepository, logger);
   usage.start();
   const ingestion = new IngestionService(database, embedder, logger);
+  const jobsRepository = new JobsRepository(database.db);
+  const runner = new JobRunner(
+    jobsRepository,
+    { wiki: createWikiImportHandler({ settings: config.wiki, ingestion }) },
+    logger,
+    {
+      secrets: [
+        config.wiki.apiToken,
+        config.embedding.voyageApiKey,
+        config.llm.anthropicApiKey,
+        config.security.adminPassword,
+      ],
+    },
+  );
+  const queue: JobQueue = config.redis
+    ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
+    : new InProcessJobQueue(runner, jobsRepository, logger);
   return {
     config,
     database,
@@ -70,7 +103,13 @@ export function createServices(deps: {
     ),
     openApiIngestion: new OpenApiIngestion(ingestion, logger),
     search: new SearchService(database, embedder, logger),
+    jobs: { repository: jobsRepository, runner, queue },
+    wikiImports: new WikiImports(jobsRepository, queue, config.wiki, logger),
+    async start() {
+      if (queue instanceof InProcessJobQueue) await queue.start();
+    },
     async stop() {
+      await queue.close();
       await usage.stop();
     },
   };

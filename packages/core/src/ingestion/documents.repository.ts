@@ -65,6 +65,25 @@ export class DocumentsRepository {
   }
 
   /**
+   * Removes the documents of a namespace whose slug starts with `prefix` but is not in `keep`
+   * (their chunks go with them). Used by imports once a complete listing of the source is known.
+   * Returns how many were removed.
+   */
+  async deleteMissing(namespace: string, prefix: string, keep: ReadonlySet<string>): Promise<number> {
+    const rows = await this.db
+      .selectFrom('documents')
+      .select(['id', 'slug'])
+      .where('namespace', '=', namespace)
+      .where(sql<boolean>`starts_with(slug, ${prefix})`)
+      .execute();
+    const gone = rows.filter((row) => !keep.has(row.slug)).map((row) => row.id);
+    for (let i = 0; i < gone.length; i += 500) {
+      await this.db.deleteFrom('documents').where('id', 'in', gone.slice(i, i + 500)).execute();
+    }
+    return gone.length;
+  }
+
+  /**
    * Pipeline steps 2-4 and 7 in one short transaction, serialised per (namespace, slug) by an
    * advisory lock: a concurrent ingest of the same document waits, then sees this version.
    * Returns skipped when the stored version already has this content hash.
@@ -93,11 +112,13 @@ export class DocumentsRepository {
       const byKey = new Map(existing.rows.map((r) => [`${r.namespace}\u0000${r.slug}`, r]));
       const changed = versions.filter((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.content_hash !== v.contentHash);
       if (changed.length > 0) {
-        await trx
-          .insertInto('namespaces')
-          .values([...new Set(changed.map((v) => v.namespace))].map((id) => ({ id })))
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
+        // Only namespaces not there yet: ON CONFLICT on a row another open transaction inserted
+        // would wait for that transaction, serialising concurrent batches.
+        await sql`
+          insert into namespaces (id)
+          select id from unnest(${[...new Set(changed.map((v) => v.namespace))]}::text[]) as t(id)
+          where not exists (select 1 from namespaces n where n.id = t.id)
+          on conflict (id) do nothing`.execute(trx);
         const written = await sql<{ id: string; namespace: string; slug: string }>`
           insert into documents (namespace, slug, title, metadata, content_hash, chunk_count)
           select namespace, slug, title, metadata::jsonb, content_hash, chunk_count

@@ -17,6 +17,19 @@ export interface IngestDocumentInput {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * A document whose Markdown is derived from another format (a wiki page's storage XHTML). It is
+ * recognised as unchanged from a digest of its source, so an unchanged document is never
+ * converted; `content` is called only for new and changed documents.
+ */
+export interface DerivedDocumentInput extends Omit<IngestDocumentInput, 'content'> {
+  /** Digest of the source and of the converter's version (any change must change it). */
+  sourceHash: string;
+  content: () => string;
+}
+
+export type BulkDocumentInput = IngestDocumentInput | DerivedDocumentInput;
+
 export interface IngestResult {
   documentId: string;
   skipped: boolean;
@@ -45,10 +58,10 @@ export class IngestionService {
     this.documents = new DocumentsRepository(database.db);
   }
 
-  hashOf(input: IngestDocumentInput): string {
+  hashOf(input: BulkDocumentInput): string {
     return contentHash({
       title: input.title,
-      content: input.content,
+      content: typeof input.content === 'string' ? input.content : `derived:${(input as DerivedDocumentInput).sourceHash}`,
       metadata: input.metadata ?? {},
       chunkerVersion: CHUNKER_VERSION,
       embeddingModel: `${this.embedder.model}/${this.embedder.dimension}`,
@@ -72,7 +85,7 @@ export class IngestionService {
    * If that transaction fails, the documents are written one by one, so one bad document
    * fails alone. Results are in input order; a failed document's result is its error.
    */
-  async ingestMany(inputs: readonly IngestDocumentInput[], signal?: AbortSignal): Promise<Array<IngestResult | Error>> {
+  async ingestMany(inputs: readonly BulkDocumentInput[], signal?: AbortSignal): Promise<Array<IngestResult | Error>> {
     const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
     const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
@@ -113,8 +126,16 @@ export class IngestionService {
     return results as Array<IngestResult | Error>;
   }
 
+  /**
+   * Deletes the documents of `namespace` whose slug starts with `prefix` and is not in `keep`:
+   * an import's clean-up of what disappeared from its source. Returns how many were removed.
+   */
+  removeMissing(namespace: Namespace, prefix: string, keep: ReadonlySet<string>): Promise<number> {
+    return this.documents.deleteMissing(namespace, prefix, keep);
+  }
+
   /** How many of these documents are new or changed (would not be skipped). */
-  async countChanged(inputs: readonly IngestDocumentInput[]): Promise<number> {
+  async countChanged(inputs: readonly BulkDocumentInput[]): Promise<number> {
     let changed = 0;
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       const mine = inputs.filter((i) => i.namespace === namespace);
@@ -134,9 +155,10 @@ export class IngestionService {
   }
 
   /** Steps 5 and 6: split and embed; nothing is written. */
-  private async prepare(input: IngestDocumentInput, slug: string, hash: string, signal?: AbortSignal): Promise<DocumentVersion> {
-    // 5. Hierarchical splitting.
-    const chunked = chunkMarkdown({ title: input.title, content: input.content });
+  private async prepare(input: BulkDocumentInput, slug: string, hash: string, signal?: AbortSignal): Promise<DocumentVersion> {
+    // 5. Hierarchical splitting (of the converted Markdown, for derived documents).
+    const content = typeof input.content === 'string' ? input.content : input.content();
+    const chunked = chunkMarkdown({ title: input.title, content });
     const children = chunked.parents.flatMap((parent) =>
       parent.children.map((child) => ({ ...child, parentOrdinal: parent.ordinal })),
     );

@@ -1,6 +1,8 @@
 import { router } from '../../trpc.ts';
+import { listJobs } from './jobs.ts';
 import { ingestMarkdown } from './markdown.ts';
 import { ingestOpenApi } from './openapi.ts';
 import { ingestUrl } from './url.ts';
+import { ingestWiki } from './wiki.ts';
 
-export const ingestRouter = router({ markdown: ingestMarkdown, url: ingestUrl, openapi: ingestOpenApi });
+export const ingestRouter = router({ markdown: ingestMarkdown, url: ingestUrl, openapi: ingestOpenApi, wiki: ingestWiki, jobs: listJobs });

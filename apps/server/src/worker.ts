@@ -1,0 +1,88 @@
+import type { Config } from '@kb/config';
+import { checkStoreEmbedding, createEmbedder, createLogger, createServices, JobWorker, type Logger, type Services } from '@kb/core';
+import { createDatabase, type Database } from '@kb/db';
+import { StartupError } from './app.ts';
+
+export interface RunningWorker {
+  services: Services;
+  worker: JobWorker;
+  /** Stops taking jobs, gives the running ones the shutdown grace, hands back what is left. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `pnpm worker`: a services-mode process that runs queued jobs (wiki imports) from Redis against
+ * the shared PostgreSQL store. Run any number of them; each takes KB_WORKER_CONCURRENCY jobs at a
+ * time. In embedded mode there is no worker: the server runs jobs itself.
+ */
+export async function startWorker(config: Config, options: { logger?: Logger; database?: Database } = {}): Promise<RunningWorker> {
+  const logger = options.logger ?? createLogger({ level: config.server.logLevel });
+  const missing = [
+    ...(config.redis ? [] : ['REDIS_URL']),
+    ...(config.storage.kind === 'postgres' || options.database ? [] : ['DATABASE_URL']),
+  ];
+  if (missing.length > 0) {
+    throw new StartupError(
+      `The worker needs ${missing.join(' and ')} (services mode: PostgreSQL and Redis shared with the server). ` +
+        'In embedded mode the server runs jobs itself; no worker is needed.',
+    );
+  }
+  const embedder = createEmbedder(config, logger);
+  const ownsDatabase = !options.database;
+  const storage = config.storage;
+  const database =
+    options.database ??
+    (await createDatabase(
+      storage.kind === 'postgres'
+        ? { kind: 'postgres', databaseUrl: storage.databaseUrl, poolSize: storage.poolSize }
+        : { kind: 'pglite', dataDir: storage.dataDir },
+      { embeddingDimension: embedder.dimension },
+    ));
+  let services: Services | undefined;
+  let worker: JobWorker | undefined;
+  try {
+    const applied = await database.migrate();
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    await checkStoreEmbedding(database.db, embedder);
+    services = createServices({ config, database, logger, redis: null, embedder });
+    worker = new JobWorker(services.jobs.runner, services.jobs.repository, logger, {
+      redisUrl: config.redis!.url,
+      prefix: config.jobs.queuePrefix,
+      concurrency: config.jobs.workerConcurrency,
+      lockDurationMs: config.jobs.lockMs,
+      shutdownGraceMs: config.jobs.shutdownGraceMs,
+    });
+    await worker.start();
+  } catch (error) {
+    await worker?.close().catch(() => undefined);
+    await services?.stop().catch(() => undefined);
+    if (ownsDatabase) await database.close();
+    throw error instanceof StartupError ? error : new StartupError(`The worker could not start: ${(error as Error).message}`, { cause: error });
+  }
+  logger.info(
+    {
+      database: database.description,
+      embedder: `${embedder.model} (${embedder.dimension} dimensions)`,
+      concurrency: config.jobs.workerConcurrency,
+      wikiImport: config.wiki.baseUrl ? 'configured' : 'not configured (WIKI_* unset)',
+    },
+    'job worker running',
+  );
+
+  const runningServices = services;
+  const runningWorker = worker;
+  let stopping: Promise<void> | undefined;
+  return {
+    services: runningServices,
+    worker: runningWorker,
+    stop() {
+      stopping ??= (async () => {
+        await runningWorker.close();
+        await runningServices.stop();
+        if (ownsDatabase) await database.close();
+        logger.info('worker stopped');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Wiki space import, end to end minus HTTP: a local fake Confluence serves a generated space
+ * (default 2,000 pages of about 50 KB of storage format) and the import job runs through the
+ * job runner into a fresh store with the built-in embedder. Prints pages/s for the first import
+ * and for an unchanged re-import, and where the first import's time went.
+ *
+ *   pnpm exec tsx bench/wiki-import.bench.ts [--store=postgres|pglite] [--pages=2000] [--page-bytes=50000]
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { createDatabase, type Database } from '@kb/db';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { LocalEmbedder } from '../src/embeddings/local.ts';
+import { IngestionService } from '../src/ingestion/ingestion.service.ts';
+import { JobRunner } from '../src/jobs/job-runner.ts';
+import { JobsRepository, toJobView } from '../src/jobs/jobs.repository.ts';
+import { createLogger } from '../src/logger.ts';
+import { generateSpace, startFakeConfluence } from '../src/wiki/fake-confluence.ts';
+import { createWikiImportHandler } from '../src/wiki/wiki-import.ts';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'postgres' },
+    pages: { type: 'string', default: '2000' },
+    'page-bytes': { type: 'string', default: '50000' },
+  },
+});
+const pages = Number(values.pages);
+const pageBytes = Number(values['page-bytes']);
+
+const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const scratch = `kb_bench_${randomBytes(4).toString('hex')}`;
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+async function open(): Promise<Database> {
+  if (values.store === 'pglite') return createDatabase({ kind: 'pglite-memory' });
+  await admin(`create database ${scratch}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${scratch}`;
+  return createDatabase({ kind: 'postgres', databaseUrl: url.toString(), poolSize: 4 });
+}
+
+const t = performance.now();
+const space = generateSpace({ key: 'BENCH', pages, pageBytes, seed: 42 });
+const storageBytes = space.pages.reduce((sum, p) => sum + Buffer.byteLength(p.body), 0);
+console.log(
+  `space: ${pages} pages, ${(storageBytes / 1e6).toFixed(1)} MB of storage format (generated in ${(performance.now() - t).toFixed(0)} ms); store: ${values.store}`,
+);
+const fake = await startFakeConfluence({ spaces: [space] });
+const database = await open();
+await database.migrate();
+const logger = createLogger({ level: 'warn' });
+const embedder = new LocalEmbedder();
+const ingestion = new IngestionService(database, embedder, logger);
+const jobs = new JobsRepository(database.db);
+const handler = createWikiImportHandler({
+  settings: { baseUrl: fake.url, email: fake.email, apiToken: fake.apiToken },
+  ingestion,
+});
+const runner = new JobRunner(jobs, { wiki: handler }, logger);
+
+async function importOnce(label: string) {
+  const job = await jobs.create('wiki', { spaceKey: 'BENCH', namespace: 'wiki' });
+  const start = performance.now();
+  const outcome = await runner.run(job.id, { signal: new AbortController().signal, finalAttempt: true });
+  const ms = performance.now() - start;
+  const view = toJobView((await jobs.get(job.id))!);
+  if (outcome.kind !== 'done') throw new Error(`${label} import ended ${outcome.kind}: ${view.error ?? ''}`);
+  console.log(
+    `${label}: ${(ms / 1000).toFixed(1)} s = ${(pages / (ms / 1000)).toFixed(0)} pages/s, ${(ms / pages).toFixed(2)} ms/page ` +
+      `(done ${view.progress.done}, skipped ${view.progress.skipped}, failed ${view.progress.failed})`,
+  );
+}
+
+try {
+  await importOnce('first import');
+  const chunks = await sql<{ n: number }>`select count(*)::int as n from chunks`.execute(database.db);
+  console.log(`  ${chunks.rows[0]!.n} chunks`);
+  await importOnce('unchanged re-import');
+} finally {
+  await fake.close();
+  await database.close();
+  if (values.store !== 'pglite') await admin(`drop database if exists ${scratch} with (force)`);
+}

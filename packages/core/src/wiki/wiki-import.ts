@@ -1,0 +1,183 @@
+/**
+ * The wiki import job: every current page of a Confluence space becomes a document
+ * (`wiki:<spaceKey>:<pageId>`) in the requested namespace.
+ *
+ * - Unchanged pages cost a hash lookup: a page is recognised from a digest of its storage body,
+ *   title and metadata (version included), so it is neither converted, split nor embedded.
+ * - Listing responses are fetched one ahead of processing, and each is written in groups, the
+ *   next group being converted, split and embedded while the previous one is written.
+ * - Pages that disappeared from the space are removed, but only after a complete listing: an
+ *   import that stops half-way never deletes anything.
+ * - A page that fails is counted and logged and does not stop the import, unless most pages fail.
+ * - The job is idempotent: run again after a crash, it skips what it already wrote.
+ */
+import { createHash } from 'node:crypto';
+import type { JobProgress } from '@kb/db';
+import { AppError } from '../errors.ts';
+import type { BulkDocumentInput, IngestionService, IngestResult } from '../ingestion/ingestion.service.ts';
+import type { JobContext, JobHandler } from '../jobs/job-runner.ts';
+import { ConfluenceClient, normalizeWikiBaseUrl, type ConfluenceClientOptions, type WikiPage } from './confluence-client.ts';
+import { STORAGE_CONVERTER_VERSION, storageToMarkdown } from './storage-to-markdown.ts';
+
+export interface WikiSettings {
+  baseUrl?: string | undefined;
+  email?: string | undefined;
+  apiToken?: string | undefined;
+}
+
+/** Documents written per transaction. */
+export const WIKI_WRITE_GROUP = 25;
+/**
+ * Groups being written at once. On PostgreSQL, two transactions inserting into the vector index
+ * use two cores while this process prepares the next group; the embedded store runs them in turn.
+ */
+export const WIKI_WRITES_IN_FLIGHT = 2;
+
+/** The WIKI_* variables that are not set. */
+export function missingWikiSettings(settings: WikiSettings): string[] {
+  const missing: string[] = [];
+  if (!settings.baseUrl) missing.push('WIKI_BASE_URL');
+  if (!settings.email) missing.push('WIKI_EMAIL');
+  if (!settings.apiToken) missing.push('WIKI_API_TOKEN');
+  return missing;
+}
+
+/** An import that cannot succeed as asked (unknown space, most pages failing, ...). */
+export class WikiImportError extends Error {
+  constructor(
+    message: string,
+    readonly transient = false,
+  ) {
+    super(message);
+    this.name = 'WikiImportError';
+  }
+}
+
+export function wikiSlug(spaceKey: string, pageId: string): string {
+  return `wiki:${spaceKey}:${pageId}`;
+}
+
+function sourceDigest(page: WikiPage): string {
+  return createHash('sha256').update(STORAGE_CONVERTER_VERSION).update('\u0000').update(page.body).digest('hex');
+}
+
+export interface WikiImportOptions {
+  settings: WikiSettings;
+  ingestion: IngestionService;
+  /** Client options beyond the credentials (tests inject fetch, sleep, ...). */
+  client?: Partial<ConfluenceClientOptions>;
+}
+
+export function createWikiImportHandler(options: WikiImportOptions): JobHandler<'wiki'> {
+  return (context) => importSpace(context, options);
+}
+
+async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptions): Promise<JobProgress> {
+  const { payload, signal, logger } = context;
+  const { spaceKey, namespace } = payload;
+  const missing = missingWikiSettings(options.settings);
+  if (missing.length > 0) throw new WikiImportError(`Wiki import is not configured here: set ${missing.join(', ')}`);
+  const client = new ConfluenceClient({
+    baseUrl: options.settings.baseUrl!,
+    email: options.settings.email!,
+    apiToken: options.settings.apiToken!,
+    logger,
+    ...options.client,
+  });
+
+  const { wikiBase } = normalizeWikiBaseUrl(options.settings.baseUrl!);
+
+  const space = await client.getSpace(spaceKey, signal);
+  if (!space) {
+    throw new WikiImportError(`Wiki space "${spaceKey}" was not found (or the configured account cannot see it)`);
+  }
+
+  const progress: JobProgress = { total: 0, done: 0, skipped: 0, failed: 0 };
+  const seen = new Set<string>();
+  const prefix = `wiki:${space.key}:`;
+  const failures: string[] = [];
+  let embeddingOutage = false;
+
+  const record = (results: Array<IngestResult | Error>, pages: WikiPage[]) => {
+    for (const [i, result] of results.entries()) {
+      if (result instanceof Error) {
+        progress.failed++;
+        if (result instanceof AppError && result.code === 'SERVICE_UNAVAILABLE') embeddingOutage = true;
+        if (failures.length < 3) failures.push(`page ${pages[i]!.id}: ${result.message}`);
+        logger.warn({ err: result, pageId: pages[i]!.id }, 'wiki page failed');
+      } else if (result.skipped) {
+        progress.skipped++;
+      } else {
+        progress.done++;
+      }
+    }
+    context.progress(progress);
+  };
+
+  // Groups are written while the next ones are being prepared.
+  const writing: Array<Promise<void>> = [];
+  try {
+    for await (const batch of prefetch(client.listPages(space.id, signal))) {
+      signal.throwIfAborted();
+      progress.total += batch.length;
+      context.progress(progress);
+      for (let i = 0; i < batch.length; i += WIKI_WRITE_GROUP) {
+        const pages = batch.slice(i, i + WIKI_WRITE_GROUP).filter((page) => {
+          const slug = wikiSlug(space.key, page.id);
+          if (seen.has(slug)) {
+            progress.total--; // listed twice (the space changed while being listed)
+            return false;
+          }
+          seen.add(slug);
+          return true;
+        });
+        const inputs: BulkDocumentInput[] = pages.map((page) => ({
+          namespace,
+          slug: wikiSlug(space.key, page.id),
+          title: page.title.trim() || `Page ${page.id}`,
+          metadata: { spaceKey: space.key, pageId: page.id, version: page.version, url: page.url, parentId: page.parentId },
+          sourceHash: sourceDigest(page),
+          content: () => storageToMarkdown(page.body, { baseUrl: wikiBase }),
+        }));
+        const write = options.ingestion.ingestMany(inputs, signal).then((results) => record(results, pages));
+        write.catch(() => undefined); // observed below; never an unhandled rejection meanwhile
+        writing.push(write);
+        if (writing.length > WIKI_WRITES_IN_FLIGHT) await writing.shift();
+      }
+    }
+    await Promise.all(writing);
+  } finally {
+    // Whatever happened, no write may still be running when the job ends.
+    await Promise.allSettled(writing);
+  }
+
+  // The listing is complete: what was not listed is gone from the space.
+  const removed = await options.ingestion.removeMissing(namespace, prefix, seen);
+  logger.info({ spaceKey: space.key, namespace, ...progress, removed }, 'wiki space imported');
+  context.progress(progress);
+
+  if (progress.failed > 0 && progress.failed * 2 > progress.total) {
+    throw new WikiImportError(
+      `${progress.failed} of ${progress.total} pages failed to import (${failures.join('; ')})`,
+      embeddingOutage,
+    );
+  }
+  return progress;
+}
+
+/** Iterates `source` while its next item is already being fetched. */
+async function* prefetch<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    while (true) {
+      const current = await next;
+      if (current.done) return;
+      next = source.next();
+      // An early stop must not leave the fetch in flight as an unhandled rejection.
+      next.catch(() => undefined);
+      yield current.value;
+    }
+  } finally {
+    await source.return(undefined).catch(() => undefined);
+  }
+}
