@@ -3,6 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
 import { InvalidSpecError, operationsFromSpecText } from '../openapi/index.ts';
 import type { IngestionService } from './ingestion.service.ts';
+import { WritePipeline } from './pipeline.ts';
 
 export interface IngestOpenApiInput {
   spec: string;
@@ -41,19 +42,31 @@ export class OpenApiIngestion {
     const result: IngestOpenApiResult = { upserted: 0, unchanged: 0, total: operations.length };
     let failed = 0;
     let firstError: Error | undefined;
-    for (let i = 0; i < operations.length; i += BATCH) {
-      const batch = operations.slice(i, i + BATCH);
-      const outcomes = await this.ingestion.ingestMany(
-        batch.map((op) => ({ namespace: input.namespace, title: op.title, slug: op.operationId, content: op.markdown, metadata: op.metadata })),
-        signal,
-      );
-      for (const outcome of outcomes) {
-        if (outcome instanceof Error) {
-          failed++;
-          firstError ??= outcome;
-        } else if (outcome.skipped) result.unchanged++;
-        else result.upserted++;
+    const pipeline = new WritePipeline();
+    try {
+      for (let i = 0; i < operations.length; i += BATCH) {
+        const batch = operations.slice(i, i + BATCH);
+        const write = this.ingestion
+          .ingestMany(
+            batch.map((op) => ({ namespace: input.namespace, title: op.title, slug: op.operationId, content: op.markdown, metadata: op.metadata })),
+            signal,
+          )
+          .then((outcomes) => {
+            for (const outcome of outcomes) {
+              if (outcome instanceof Error) {
+                failed++;
+                firstError ??= outcome;
+              } else if (outcome.skipped) result.unchanged++;
+              else result.upserted++;
+            }
+          });
+        await pipeline.push(write);
       }
+      await pipeline.drain();
+    } catch (error) {
+      // No write may still be running when this fails.
+      await pipeline.settle();
+      throw error;
     }
     if (failed > 0) {
       this.logger.warn({ err: firstError, failed, total: operations.length }, 'some operations could not be ingested');

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import type { JobProgress } from '@kb/db';
 import { AppError } from '../errors.ts';
 import type { BulkDocumentInput, IngestionService, IngestResult } from '../ingestion/ingestion.service.ts';
+import { WritePipeline } from '../ingestion/pipeline.ts';
 import type { JobContext, JobHandler } from '../jobs/job-runner.ts';
 import { ConfluenceClient, normalizeWikiBaseUrl, type ConfluenceClientOptions, type WikiPage } from './confluence-client.ts';
 import { STORAGE_CONVERTER_VERSION, storageToMarkdown } from './storage-to-markdown.ts';
@@ -27,11 +28,6 @@ export interface WikiSettings {
 
 /** Documents written per transaction. */
 export const WIKI_WRITE_GROUP = 25;
-/**
- * Groups being written at once. On PostgreSQL, two transactions inserting into the vector index
- * use two cores while this process prepares the next group; the embedded store runs them in turn.
- */
-export const WIKI_WRITES_IN_FLIGHT = 2;
 
 /** The WIKI_* variables that are not set. */
 export function missingWikiSettings(settings: WikiSettings): string[] {
@@ -115,7 +111,7 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
   };
 
   // Groups are written while the next ones are being prepared.
-  const writing: Array<Promise<void>> = [];
+  const pipeline = new WritePipeline();
   try {
     for await (const batch of prefetch(client.listPages(space.id, signal))) {
       signal.throwIfAborted();
@@ -139,16 +135,14 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
           sourceHash: sourceDigest(page),
           content: () => storageToMarkdown(page.body, { baseUrl: wikiBase }),
         }));
-        const write = options.ingestion.ingestMany(inputs, signal).then((results) => record(results, pages));
-        write.catch(() => undefined); // observed below; never an unhandled rejection meanwhile
-        writing.push(write);
-        if (writing.length > WIKI_WRITES_IN_FLIGHT) await writing.shift();
+        await pipeline.push(options.ingestion.ingestMany(inputs, signal).then((results) => record(results, pages)));
       }
     }
-    await Promise.all(writing);
-  } finally {
-    // Whatever happened, no write may still be running when the job ends.
-    await Promise.allSettled(writing);
+    await pipeline.drain();
+  } catch (error) {
+    // No write may still be running when this fails.
+    await pipeline.settle();
+    throw error;
   }
 
   // The listing is complete: what was not listed is gone from the space.
