@@ -37,6 +37,9 @@ export interface IngestResult {
   chunks: number;
 }
 
+/** Longest stretch of bulk preparation before the event loop gets a turn. */
+const YIELD_AFTER_MS = 20;
+
 /** The text a child chunk is embedded as: its heading trail (title first) and its content. */
 export function embeddingText(headingPath: string, content: string): string {
   return `${headingPath}\n\n${content}`;
@@ -93,7 +96,13 @@ export class IngestionService {
     }
     const results: Array<IngestResult | Error | undefined> = new Array(inputs.length);
     const pending: Array<{ index: number; version: DocumentVersion }> = [];
+    let slice = performance.now();
     for (const [index, { input, slug, hash }] of prepared.entries()) {
+      // Splitting and local embedding are CPU work: let requests in between documents.
+      if (performance.now() - slice > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
       const existing = known.get(input.namespace)?.get(slug);
       if (existing?.content_hash === hash) {
         results[index] = { documentId: existing.id, skipped: true, chunks: 0 };
