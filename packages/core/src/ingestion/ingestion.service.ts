@@ -37,6 +37,9 @@ export interface IngestResult {
   chunks: number;
 }
 
+/** Chunks per write transaction of a bulk load on the embedded store. */
+const EMBEDDED_WRITE_CHUNKS = 32;
+
 /** Longest stretch of bulk preparation before the event loop gets a turn. */
 const YIELD_AFTER_MS = 20;
 
@@ -53,12 +56,19 @@ export function embeddingText(headingPath: string, content: string): string {
 export class IngestionService {
   private readonly documents: DocumentsRepository;
 
+  /** Chunks per write transaction of a bulk load; unbounded on PostgreSQL. */
+  private readonly writeChunkBudget: number;
+
   constructor(
     database: Database,
     private readonly embedder: Embedder,
     private readonly logger: Logger,
   ) {
     this.documents = new DocumentsRepository(database.db);
+    // The embedded store executes queries on this process's thread, and inserting a chunk into
+    // its vector index takes milliseconds: bulk writes go in small transactions with the event
+    // loop's turn in between, so that requests are served during a large import.
+    this.writeChunkBudget = database.kind === 'pglite' ? EMBEDDED_WRITE_CHUNKS : Number.POSITIVE_INFINITY;
   }
 
   hashOf(input: BulkDocumentInput): string {
@@ -115,22 +125,8 @@ export class IngestionService {
         results[index] = error instanceof Error ? error : new Error(String(error));
       }
     }
-    const distinct = new Set(pending.map((p) => `${p.version.namespace}\u0000${p.version.slug}`)).size === pending.length;
-    let written: Array<{ documentId: string; skipped: boolean }> | undefined;
-    if (distinct && pending.length > 1) {
-      try {
-        written = await this.documents.writeVersions(pending.map((p) => p.version));
-      } catch (error) {
-        this.logger.warn({ err: error, documents: pending.length }, 'batch write failed; writing documents one by one');
-      }
-    }
-    for (const [i, { index, version }] of pending.entries()) {
-      try {
-        const result = written?.[i] ?? (await this.documents.writeVersion(version));
-        results[index] = { ...result, chunks: result.skipped ? 0 : version.children.length };
-      } catch (error) {
-        results[index] = error instanceof Error ? error : new Error(String(error));
-      }
+    for (const group of this.writeGroups(pending)) {
+      await this.writeGroup(group, results);
     }
     return results as Array<IngestResult | Error>;
   }
@@ -141,6 +137,54 @@ export class IngestionService {
    */
   removeMissing(namespace: Namespace, prefix: string, keep: ReadonlySet<string>): Promise<number> {
     return this.documents.deleteMissing(namespace, prefix, keep);
+  }
+
+  /** Splits a bulk write into transactions of at most writeChunkBudget chunks (whole documents). */
+  private writeGroups<T extends { version: DocumentVersion }>(pending: T[]): T[][] {
+    if (!Number.isFinite(this.writeChunkBudget)) return pending.length > 0 ? [pending] : [];
+    const groups: T[][] = [];
+    let group: T[] = [];
+    let chunks = 0;
+    for (const entry of pending) {
+      const size = entry.version.children.length;
+      if (group.length > 0 && chunks + size > this.writeChunkBudget) {
+        groups.push(group);
+        group = [];
+        chunks = 0;
+      }
+      group.push(entry);
+      chunks += size;
+    }
+    if (group.length > 0) groups.push(group);
+    return groups;
+  }
+
+  /**
+   * One transaction for the group; if it fails, the documents are written one by one, so that one
+   * bad document fails alone.
+   */
+  private async writeGroup(
+    group: Array<{ index: number; version: DocumentVersion }>,
+    results: Array<IngestResult | Error | undefined>,
+  ): Promise<void> {
+    if (Number.isFinite(this.writeChunkBudget)) await new Promise((resolve) => setImmediate(resolve));
+    const distinct = new Set(group.map((p) => `${p.version.namespace}\u0000${p.version.slug}`)).size === group.length;
+    let written: Array<{ documentId: string; skipped: boolean }> | undefined;
+    if (distinct && group.length > 1) {
+      try {
+        written = await this.documents.writeVersions(group.map((p) => p.version));
+      } catch (error) {
+        this.logger.warn({ err: error, documents: group.length }, 'batch write failed; writing documents one by one');
+      }
+    }
+    for (const [i, { index, version }] of group.entries()) {
+      try {
+        const result = written?.[i] ?? (await this.documents.writeVersion(version));
+        results[index] = { ...result, chunks: result.skipped ? 0 : version.children.length };
+      } catch (error) {
+        results[index] = error instanceof Error ? error : new Error(String(error));
+      }
+    }
   }
 
   /** How many of these documents are new or changed (would not be skipped). */
