@@ -164,7 +164,7 @@ try {
     await sql`analyze chunks`.execute(database.db);
     console.log(`  (filled to ${target} chunks and rebuilt the index in ${((performance.now() - t) / 1000).toFixed(0)} s)`);
   }
-  const search = new SearchRepository(database.db);
+  const search = new SearchRepository(database.db, database.vectorDb);
   const queries = docs.slice(0, Number(values.queries)).map((d) => d.content.slice(0, 120));
   const queryVectors = await embedder.embed(queries, 'query');
   for (const v of queryVectors.slice(0, 10)) await search.nearest(v, null, 5); // warm-up

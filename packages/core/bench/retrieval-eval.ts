@@ -6,17 +6,19 @@
  * Documents are indexed as "title text". Runs, each evaluated at 10 (nDCG, Recall, MRR):
  *  - bm25: the baseline (k1 0.9, b 0.4, Lucene's 33 English stop words, Porter stemming);
  *  - semantic: exact (brute-force) cosine between LocalEmbedder query and document vectors;
- *  - hybrid: src/retrieval/hybrid.ts: BM25 with word-delimiter analysis, plus a vector search
- *    with Rocchio feedback from the lexical top hits, fused by a convex combination;
+ *  - hybrid: src/retrieval/hybrid.ts: candidates from BM25 with word-delimiter analysis and from a
+ *    vector search with Rocchio feedback from the lexical top hits, rescored by hybridRank (here
+ *    every document is one candidate, so its chunk and document signals coincide);
  *  - bm25+wd (information only): the hybrid's lexical ranker on its own.
  * The targets compare semantic and hybrid with the bm25 baseline of the same run.
  */
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { Bm25Index, topKIndices } from '../src/retrieval/bm25.ts';
 import type { ScoredHit } from '../src/retrieval/fusion.ts';
-import { HYBRID_DEFAULTS, hybridFuse, hybridLexicalAnalyzer } from '../src/retrieval/hybrid.ts';
+import { HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridRank, type HybridStatistics } from '../src/retrieval/hybrid.ts';
 import { evaluateRuns, loadBeir, type EvalSummary } from '../src/retrieval/metrics.ts';
 import { rocchio } from '../src/retrieval/prf.ts';
+import { stem } from '../src/retrieval/text.ts';
 
 const dir = process.argv[2];
 const split = process.argv[3] ?? 'test';
@@ -72,6 +74,14 @@ function cosineAll(q: ArrayLike<number>): Float64Array {
 }
 const docIndex = new Map(docs.map((d, i) => [d.id, i]));
 const { depth, feedbackDocs, feedbackBeta } = HYBRID_DEFAULTS;
+// The service takes these from its full-text index; here they come from the in-memory index, and a
+// document's "token count" is its analysed length (so the two length units coincide).
+const statistics: HybridStatistics = {
+  chunks: docs.length,
+  documents: docs.length,
+  averageTokenCount: lexicalIndex.averageLength,
+  frequency: (token) => lexicalIndex.documentFrequency(stem(token)),
+};
 
 const names = ['bm25', 'semantic', 'hybrid', 'bm25+wd'] as const;
 type RunName = (typeof names)[number];
@@ -107,8 +117,21 @@ for (let n = 0; n < queryIds.length; n++) {
     return matrix.subarray(i * dim, (i + 1) * dim);
   });
   const expanded = cosineAll(rocchio(hv!, feedback, feedbackBeta));
-  const vectorHits = topKIndices(expanded, depth, -Infinity).map((i) => ({ id: docs[i]!.id, score: expanded[i]! }));
-  runs.hybrid.set(qid, top10(hybridFuse(lexical, vectorHits)));
+  const similarity = new Map(topKIndices(expanded, depth, -Infinity).map((i) => [i, expanded[i]!]));
+  const candidates = new Set([...lexical.map((h) => docIndex.get(h.id)!), ...similarity.keys()]);
+  const ranked = hybridRank(
+    text,
+    [...candidates].map((i) => ({
+      id: docs[i]!.id,
+      documentId: docs[i]!.id,
+      text: docs[i]!.text,
+      tokenCount: lexicalIndex.docLength(i),
+      ...(similarity.has(i) ? { vectorScore: similarity.get(i)! } : {}),
+    })),
+    statistics,
+    { limit: 10 },
+  );
+  runs.hybrid.set(qid, top10(ranked));
   ms.hybrid += since(t0) + lexicalTime;
 }
 

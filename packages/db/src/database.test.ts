@@ -61,6 +61,24 @@ describe.each(kinds)('schema on %s', (kind) => {
   });
 });
 
+describe.runIf(kinds.includes('postgres'))('vector search connections on postgres', () => {
+  it('plan nearest-neighbour queries with the HNSW index even in a small table', async () => {
+    const { database, drop } = await createTestDatabase('postgres');
+    try {
+      expect(database.vectorDb).not.toBeNull();
+      const setting = async (db: typeof database.db) =>
+        (await sql<{ enable_seqscan: string; ef: string }>`select current_setting('enable_seqscan') as enable_seqscan, current_setting('hnsw.ef_search') as ef`.execute(db)).rows[0];
+      expect(await setting(database.db)).toEqual({ enable_seqscan: 'on', ef: '100' });
+      expect(await setting(database.vectorDb!)).toEqual({ enable_seqscan: 'off', ef: '100' });
+      const zero = `[${new Array(1024).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(',')}]`;
+      const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from chunks order by embedding <=> ${sql.lit(zero)}::vector limit 5`.execute(database.vectorDb!);
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/chunks_embedding_idx/);
+    } finally {
+      await drop();
+    }
+  });
+});
+
 describe('migrations', () => {
   it('run once and are recorded (PGlite on disk)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));

@@ -41,6 +41,14 @@ export interface Database {
   readonly kind: 'postgres' | 'pglite';
   /** A human-readable description for logs: never includes credentials. */
   readonly description: string;
+  /**
+   * For nearest-neighbour queries. On PostgreSQL, a small pool of its own whose connections start
+   * with enable_seqscan off: at ef_search 100 the planner would otherwise read and sort whole
+   * small and mid-sized tables (exact, but it detoasts a 4 KB vector a row), and a per-search
+   * setting costs a transaction's extra round trips. Null on PGlite, where the caller sets it in
+   * a transaction (no round trips in process).
+   */
+  readonly vectorDb: Kysely<DB> | null;
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
@@ -65,19 +73,26 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   const embeddingDimension = options.embeddingDimension ?? DEFAULT_EMBEDDING_DIMENSION;
 
   if (storage.kind === 'postgres') {
-    const pool = new pg.Pool({
-      connectionString: storage.databaseUrl,
-      max: storage.poolSize ?? 10,
-      // Startup parameters: applied by the server as the connection opens, no extra round trip.
-      options: Object.entries(VECTOR_SEARCH_SETTINGS)
-        .map(([name, value]) => `-c ${name}=${value}`)
-        .join(' '),
+    const poolSize = storage.poolSize ?? 10;
+    const newPool = (max: number, settings: Record<string, string>) => {
+      const pool = new pg.Pool({
+        connectionString: storage.databaseUrl,
+        max,
+        // Startup parameters: applied by the server as the connection opens, no extra round trip.
+        options: Object.entries(settings)
+          .map(([name, value]) => `-c ${name}=${value}`)
+          .join(' '),
+      });
+      // An idle client's error (database restarted) must not crash the process.
+      pool.on('error', () => undefined);
+      return pool;
+    };
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: newPool(poolSize, VECTOR_SEARCH_SETTINGS) }) });
+    const vectorDb = new Kysely<DB>({
+      dialect: new PostgresDialect({ pool: newPool(Math.max(2, Math.ceil(poolSize / 2)), { ...VECTOR_SEARCH_SETTINGS, enable_seqscan: 'off' }) }),
     });
-    // An idle client's error (database restarted) must not crash the process.
-    pool.on('error', () => undefined);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return wrap(db, 'postgres', describeUrl(storage.databaseUrl), embeddingDimension, async () => {
-      await db.destroy();
+    return wrap(db, vectorDb, 'postgres', describeUrl(storage.databaseUrl), embeddingDimension, async () => {
+      await Promise.all([db.destroy(), vectorDb.destroy()]);
     });
   }
 
@@ -104,7 +119,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
     await pglite.query('select set_config($1, $2, false)', [name, value]);
   }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
-  const database = wrap(db, 'pglite', description, embeddingDimension, async () => {
+  const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await db.destroy();
     await pglite.close();
     lock?.release();
@@ -114,6 +129,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
 
 function wrap(
   db: Kysely<DB>,
+  vectorDb: Kysely<DB> | null,
   kind: 'postgres' | 'pglite',
   description: string,
   embeddingDimension: number,
@@ -122,6 +138,7 @@ function wrap(
   let closed = false;
   return {
     db,
+    vectorDb,
     kind,
     description,
     async migrate() {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { convexFusion, minMaxNormalize, reciprocalRankFusion } from './fusion.ts';
-import { hybridFuse } from './hybrid.ts';
 import { rocchio } from './prf.ts';
 
 const hits = (...ids: string[]) => ids.map((id, i) => ({ id, score: 10 - i }));
@@ -68,8 +67,6 @@ describe('convexFusion', () => {
     expect(byId.get('c')).toBeCloseTo(0, 12);
     expect(byId.get('d')).toBeCloseTo(0.25 * 0.5, 12);
     expect(fused.map((h) => h.id)).toEqual(['a', 'b', 'd', 'c']);
-    expect(hybridFuse(lexical, vector, { vectorWeight: 0.25 })).toEqual(fused);
-    expect(hybridFuse(lexical, vector)[0]!.score).toBeLessThanOrEqual(1);
   });
 });
 

@@ -14,6 +14,18 @@ export interface ChunkHit {
 export interface ScoredHit extends ChunkHit {
   /** Cosine distance (vector ranking) or the lexical rank score. */
   raw: number;
+  /** The chunker's token count of the chunk. */
+  tokenCount: number;
+}
+
+/** Collection statistics of the lexical ranking, refreshed every few seconds. */
+export interface CorpusStats {
+  /** Chunks in the store. */
+  n: number;
+  /** Documents that have chunks. */
+  documents: number;
+  /** Mean token count of a chunk. */
+  avgdl: number;
 }
 
 const BM25_K1 = 0.9;
@@ -23,7 +35,14 @@ const SELECTIVE_FRACTION = 0.2;
 const STATS_TTL_MS = 5_000;
 
 export class SearchRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * @param vectorDb connections that start with enable_seqscan off (Database.vectorDb), or null
+   *   to turn it off per search in a transaction (the embedded store, where that costs nothing).
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly vectorDb: Kysely<DB> | null = null,
+  ) {}
 
   /**
    * Nearest child chunks by cosine distance. The HNSW index serves the ORDER BY ... LIMIT;
@@ -33,40 +52,84 @@ export class SearchRepository {
   async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
     const literal = toVectorLiteral(vector);
     const filter = namespaces ? sql`where c.namespace = any(${[...namespaces]}::text[])` : sql``;
-    return this.db.transaction().execute(async (trx) => {
-      // pgvector costs an index scan by ef_search; at 100 the planner prefers reading and sorting
-      // the whole table in small and mid-sized stores, which is exact but detoasts a 4 KB vector
-      // per row (85 ms a search at 8k chunks embedded, 16 ms at 3k on PostgreSQL).
-      await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
-      const rows = await sql<ChunkHit & { raw: number }>`
-        select n.id as "chunkId", n.document_id as "documentId", d.title as "documentTitle",
-               n.heading_path as "headingPath", n.content, n.namespace, n.distance as raw
-        from (
-          select c.id, c.document_id, c.heading_path, c.content, c.namespace,
-                 c.embedding <=> ${literal}::vector as distance
-          from chunks c
-          ${filter}
-          order by c.embedding <=> ${literal}::vector
-          limit ${limit}
-        ) n
-        join documents d on d.id = n.document_id`.execute(trx);
-      // Iterative scans in relaxed order may return neighbours slightly out of order.
-      return rows.rows.map((r) => ({ ...r, raw: Number(r.raw) })).sort((a, b) => a.raw - b.raw);
-    });
+    const query = (executor: Kysely<DB>) => sql<ScoredHit>`
+      select n.id as "chunkId", n.document_id as "documentId", d.title as "documentTitle",
+             n.heading_path as "headingPath", n.content, n.namespace, n.token_count as "tokenCount",
+             n.distance as raw
+      from (
+        select c.id, c.document_id, c.heading_path, c.content, c.namespace, c.token_count,
+               c.embedding <=> ${literal}::vector as distance
+        from chunks c
+        ${filter}
+        order by c.embedding <=> ${literal}::vector
+        limit ${limit}
+      ) n
+      join documents d on d.id = n.document_id`.execute(executor);
+    // pgvector costs an index scan by ef_search; at 100 the planner prefers reading and sorting
+    // the whole table in small and mid-sized stores, which is exact but detoasts a 4 KB vector
+    // per row (85 ms a search at 8k chunks embedded, 16 ms at 3k on PostgreSQL). Sequential scans
+    // are off for vector searches: on PostgreSQL their connections start that way (one round
+    // trip a search), elsewhere the search sets it in its own transaction.
+    const rows = this.vectorDb
+      ? await query(this.vectorDb)
+      : await this.db.transaction().execute(async (trx) => {
+          await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
+          return query(trx);
+        });
+    // Iterative scans in relaxed order may return neighbours slightly out of order.
+    return rows.rows.map((r) => ({ ...r, raw: Number(r.raw) })).sort((a, b) => a.raw - b.raw);
   }
 
-  private stats: { n: number; avgdl: number; at: number } | undefined;
+  private stats: (CorpusStats & { at: number }) | undefined;
 
-  /** Chunk count and mean length for BM25, refreshed every few seconds. */
-  private async corpusStats(): Promise<{ n: number; avgdl: number }> {
+  /** Chunk and document counts and the mean chunk length for BM25, refreshed every few seconds. */
+  async corpusStats(): Promise<CorpusStats> {
     if (!this.stats || Date.now() - this.stats.at > STATS_TTL_MS) {
       const row = (
-        await sql<{ n: string; avgdl: number | null }>`
-          select count(*) as n, avg(token_count)::float8 as avgdl from chunks`.execute(this.db)
+        await sql<{ n: string; documents: string; avgdl: number | null }>`
+          select count(*) as n, count(distinct document_id) as documents, avg(token_count)::float8 as avgdl
+          from chunks`.execute(this.db)
       ).rows[0]!;
-      this.stats = { n: Number(row.n), avgdl: Number(row.avgdl ?? 1) || 1, at: Date.now() };
+      this.stats = { n: Number(row.n), documents: Number(row.documents), avgdl: Number(row.avgdl ?? 1) || 1, at: Date.now() };
     }
     return this.stats;
+  }
+
+  /**
+   * The chunk frequencies of the query's terms as the full-text index analyses the query, and of
+   * each of `words` analysed on its own (a word the index ignores, one of its stop words, is left
+   * out; a word it splits counts as its least frequent part), in one statement.
+   */
+  private async termFrequencies(
+    query: string,
+    words: readonly string[],
+  ): Promise<{ terms: Array<{ term: string; df: number }>; words: Map<string, number> }> {
+    const rows = (
+      await sql<{ term: string; df: string; inQuery: boolean; words: string[] }>`
+        with words as (
+          select word, tsvector_to_array(to_tsvector('english', word)) as lexemes
+          from unnest(${[...words]}::text[]) as word
+        ),
+        query_terms as (
+          select lexeme as term from unnest(to_tsvector('english', ${query}))
+        ),
+        terms as (
+          select term from query_terms
+          union
+          select unnest(lexemes) from words
+        )
+        select t.term,
+               (select count(*) from chunks where search_tsv @@ plainto_tsquery('simple', t.term)) as df,
+               t.term in (select term from query_terms) as "inQuery",
+               array(select w.word from words w where t.term = any(w.lexemes)) as words
+        from terms t`.execute(this.db)
+    ).rows;
+    const wordFrequencies = new Map<string, number>();
+    for (const r of rows) {
+      const df = Number(r.df);
+      for (const word of r.words) wordFrequencies.set(word, Math.min(df, wordFrequencies.get(word) ?? Infinity));
+    }
+    return { terms: rows.filter((r) => r.inQuery).map((r) => ({ term: r.term, df: Number(r.df) })), words: wordFrequencies };
   }
 
   /**
@@ -75,24 +138,27 @@ export class SearchRepository {
    * normalised by the chunk's length. Candidates are the chunks holding one of the query's
    * selective terms (in at most a fifth of all chunks); a chunk that only holds very common
    * terms cannot outrank them. All terms count towards the score.
+   *
+   * Also returns the chunk frequencies of `words`, each analysed as the index analyses text
+   * (see {@link termFrequencies}), for rescoring the hits with another analysis.
    */
-  async lexical(query: string, namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
+  async lexical(
+    query: string,
+    namespaces: readonly string[] | null,
+    limit: number,
+    words: readonly string[] = [],
+  ): Promise<{ hits: ScoredHit[]; wordFrequencies: Map<string, number> }> {
     const { n, avgdl } = await this.corpusStats();
-    if (n === 0) return [];
-    const terms = (
-      await sql<{ term: string; df: string }>`
-        select qt.lexeme as term,
-               (select count(*) from chunks where search_tsv @@ plainto_tsquery('simple', qt.lexeme)) as df
-        from unnest(to_tsvector('english', ${query})) qt`.execute(this.db)
-    ).rows
-      .map((r) => ({ term: r.term, df: Number(r.df) }))
-      .filter((t) => t.df > 0);
-    if (terms.length === 0) return [];
+    if (n === 0) return { hits: [], wordFrequencies: new Map() };
+    const frequencies = await this.termFrequencies(query, words);
+    const wordFrequencies = frequencies.words;
+    const terms = frequencies.terms.filter((t) => t.df > 0);
+    if (terms.length === 0) return { hits: [], wordFrequencies };
     const idf = terms.map((t) => Math.log(1 + (Math.max(n, t.df) - t.df + 0.5) / (t.df + 0.5)));
     const selective = terms.filter((t) => t.df <= n * SELECTIVE_FRACTION);
     const candidates = (selective.length > 0 ? selective : terms).map((t) => t.term);
     const filter = namespaces ? sql`and c.namespace = any(${[...namespaces]}::text[])` : sql``;
-    const rows = await sql<ChunkHit & { raw: number }>`
+    const rows = await sql<ScoredHit>`
       with w as (
         select * from unnest(${terms.map((t) => t.term)}::text[], ${idf}::float8[]) as w(term, idf)
       ),
@@ -109,12 +175,13 @@ export class SearchRepository {
         limit ${limit}
       )
       select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle",
-             c.heading_path as "headingPath", c.content, c.namespace, s.score as raw
+             c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
+             s.score as raw
       from scored s
       join chunks c on c.id = s.id
       join documents d on d.id = c.document_id
       order by s.score desc`.execute(this.db);
-    return rows.rows.map((r) => ({ ...r, raw: Number(r.raw) }));
+    return { hits: rows.rows.map((r) => ({ ...r, raw: Number(r.raw) })), wordFrequencies };
   }
 
   /** Stored vectors of some chunks (pseudo-relevance feedback). */

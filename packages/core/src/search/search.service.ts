@@ -2,7 +2,7 @@ import type { Database } from '@kb/db';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { HYBRID_DEFAULTS, hybridFuse } from '../retrieval/hybrid.ts';
+import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank } from '../retrieval/hybrid.ts';
 import { rocchio } from '../retrieval/prf.ts';
 import { SearchRepository, type ChunkHit, type ScoredHit } from './search.repository.ts';
 
@@ -29,7 +29,7 @@ export class SearchService {
     private readonly embedder: Embedder,
     private readonly logger: Logger,
   ) {
-    this.repository = new SearchRepository(database.db);
+    this.repository = new SearchRepository(database.db, database.vectorDb);
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<number[]> {
@@ -45,32 +45,52 @@ export class SearchService {
 
   /**
    * semantic: child chunks ranked by cosine similarity; score = 1 - cosine distance, in 0..1.
-   * hybrid: BM25 over the full-text index, and a vector ranking whose query is moved towards
-   * the vectors of the best lexical hits (Rocchio feedback), fused as a weighted mean of each
-   * ranking's min-max normalised scores: score in 0..1, 1 = best of both rankings, at most
-   * 0.7 for a chunk only the lexical ranking found and 0.3 for one only the vector ranking found.
+   * hybrid: candidates from BM25 over the full-text index and from a vector ranking whose query
+   * is moved towards the vectors of the best lexical hits (Rocchio feedback), rescored together
+   * (retrieval/hybrid.ts): the chunk's BM25, its document's BM25 over the candidates of that
+   * document, and its cosine, each normalised over the candidates, as a weighted mean: score in
+   * 0..1, 1 = best chunk in the best document and top vector hit.
    */
   async search(input: SearchInput, signal?: AbortSignal): Promise<SearchResult[]> {
     const namespaces = input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
     const vector = await this.embedQuery(input.query, signal);
     if ((input.mode ?? 'semantic') === 'semantic') {
       const hits = await this.repository.nearest(vector, namespaces, input.topK);
-      return hits.map(({ raw, ...hit }) => ({ ...hit, score: Math.min(1, Math.max(0, 1 - raw)) }));
+      return hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: Math.min(1, Math.max(0, 1 - raw)) }));
     }
     const depth = Math.max(HYBRID_DEFAULTS.depth, input.topK);
-    const lexicalHits = await this.repository.lexical(input.query, namespaces, depth);
+    const { hits: lexicalHits, wordFrequencies } = await this.repository.lexical(input.query, namespaces, depth, hybridQueryTokens(input.query));
+    const stats = await this.repository.corpusStats();
     const feedback = await this.repository.vectors(lexicalHits.slice(0, HYBRID_DEFAULTS.feedbackDocs).map((h) => h.chunkId));
     const vectorHits = await this.repository.nearest(rocchio(vector, feedback, HYBRID_DEFAULTS.feedbackBeta), namespaces, depth);
     const byId = new Map<string, ScoredHit>();
-    for (const hit of [...vectorHits, ...lexicalHits]) byId.set(hit.chunkId, hit);
-    const fused = hybridFuse(
-      lexicalHits.map((h) => ({ id: h.chunkId, score: h.raw })),
-      vectorHits.map((h) => ({ id: h.chunkId, score: 1 - h.raw })),
+    const similarity = new Map<string, number>();
+    for (const hit of vectorHits) {
+      byId.set(hit.chunkId, hit);
+      similarity.set(hit.chunkId, 1 - hit.raw);
+    }
+    for (const hit of lexicalHits) byId.set(hit.chunkId, hit);
+    const ranked = hybridRank(
+      input.query,
+      [...byId.values()].map((h) => ({
+        id: h.chunkId,
+        documentId: h.documentId,
+        // What the full-text index holds for the chunk (see the chunks table's search_tsv).
+        text: `${h.headingPath} ${h.content}`,
+        tokenCount: h.tokenCount,
+        ...(similarity.has(h.chunkId) ? { vectorScore: similarity.get(h.chunkId)! } : {}),
+      })),
+      {
+        chunks: stats.n,
+        documents: stats.documents,
+        averageTokenCount: stats.avgdl,
+        frequency: (word) => wordFrequencies.get(word),
+      },
       { limit: input.topK },
     );
-    return fused.map(({ id, score }) => {
-      const { raw: _raw, ...hit } = byId.get(id)!;
-      return { ...hit, score: Math.min(1, Math.max(0, score)) };
+    return ranked.map(({ id, score }) => {
+      const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
+      return { ...hit, score };
     });
   }
 }

@@ -15,7 +15,7 @@ export const searchInput = z.object({
     .meta({
       description:
         'semantic (default): ranked by cosine similarity, score = 1 - cosine distance (0..1). ' +
-        'hybrid: vector and full-text rankings fused; score = weighted mean of each ranking\'s min-max normalised score over its candidates (0..1, 1 = best of both).',
+        'hybrid: full-text (BM25) and vector candidates rescored together; score = 0.5 chunk BM25 + 0.35 document BM25 + 0.15 cosine, each normalised over the candidates (0..1, relative to the query).',
     }),
 });
 

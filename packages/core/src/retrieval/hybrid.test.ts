@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, type HybridCandidate, type HybridStatistics } from './hybrid.ts';
+
+/** Statistics of a collection of `chunks` chunks with the given word frequencies. */
+function statistics(frequencies: Record<string, number>, chunks = 1000, documents = chunks): HybridStatistics {
+  return { chunks, documents, averageTokenCount: 10, frequency: (word) => frequencies[word] };
+}
+
+const candidate = (id: string, text: string, extra: Partial<HybridCandidate> = {}): HybridCandidate => ({
+  id,
+  documentId: id,
+  text,
+  tokenCount: text.split(/\s+/).length,
+  ...extra,
+});
+
+describe('hybridQueryTokens', () => {
+  it('lists the distinct non-stop-word tokens with the parts of letter-digit tokens', () => {
+    expect(hybridQueryTokens('The IL6 level of IL-6 in the cells, cell counts')).toEqual(['il6', 'il', '6', 'level', 'cells', 'cell', 'counts']);
+    expect(hybridQueryTokens('the of and')).toEqual([]);
+  });
+});
+
+describe('hybridRank', () => {
+  it('ranks by BM25 with the index frequencies as IDF', () => {
+    const stats = statistics({ vitamin: 5, bone: 400 });
+    const ranked = hybridRank('vitamin bone', [candidate('a', 'bone bone density'), candidate('b', 'vitamin intake'), candidate('c', 'unrelated text')], stats);
+    expect(ranked.map((h) => h.id)).toEqual(['b', 'a', 'c']);
+    expect(ranked[0]!.score).toBeCloseTo(HYBRID_DEFAULTS.weights.chunk + HYBRID_DEFAULTS.weights.document, 12);
+    expect(ranked[2]!.score).toBe(0);
+  });
+
+  it('meets letter-digit tokens and their hyphenated spelling', () => {
+    const stats = statistics({ il6: 3, il: 50, 6: 200, level: 300 });
+    const ranked = hybridRank('IL6 levels', [candidate('a', 'serum level of IL-6'), candidate('b', 'serum level of IL-2')], stats);
+    expect(ranked.map((h) => h.id)).toEqual(['a', 'b']);
+  });
+
+  it('gives no weight to words the index ignores', () => {
+    // "against" is no Lucene stop word, but an index that ignores it reports no frequency for it.
+    const stats = statistics({ vaccine: 20 });
+    const ranked = hybridRank('against vaccine', [candidate('a', 'against against against'), candidate('b', 'vaccine trial')], stats);
+    expect(ranked[0]!.id).toBe('b');
+    expect(ranked.find((h) => h.id === 'a')!.score).toBe(0);
+  });
+
+  it('lets a chunk share the evidence of its document', () => {
+    const stats = statistics({ insulin: 10, receptor: 10 }, 1000, 500);
+    const candidates = [
+      candidate('a1', 'insulin levels in mice', { documentId: 'a' }),
+      candidate('a2', 'receptor levels in young mice', { documentId: 'a' }),
+      candidate('b1', 'insulin levels in rats', { documentId: 'b' }),
+    ];
+    const ranked = hybridRank('insulin receptor', candidates, stats);
+    // a1 and b1 match equally well on their own; a1's document also holds "receptor".
+    expect(ranked.map((h) => h.id)).toEqual(['a1', 'a2', 'b1']);
+    const chunkOnly = hybridRank('insulin receptor', candidates, stats, { weights: { chunk: 1, document: 0, vector: 0 } });
+    expect(chunkOnly.map((h) => h.id)).toEqual(['a1', 'b1', 'a2']);
+    expect(chunkOnly[0]!.score).toBe(chunkOnly[1]!.score);
+  });
+
+  it('adds the min-max normalised vector similarity', () => {
+    const stats = statistics({ kinase: 10 });
+    const candidates = [
+      candidate('a', 'kinase activity', { vectorScore: 0.2 }),
+      candidate('b', 'kinase activity', { vectorScore: 0.6 }),
+      candidate('c', 'phosphorylation', { vectorScore: 0.4 }),
+    ];
+    const ranked = hybridRank('kinase', candidates, stats);
+    const { chunk, document, vector } = HYBRID_DEFAULTS.weights;
+    expect(ranked.map((h) => h.id)).toEqual(['b', 'a', 'c']);
+    expect(ranked[0]!.score).toBeCloseTo(1, 12);
+    expect(ranked[1]!.score).toBeCloseTo(chunk + document, 12);
+    expect(ranked[2]!.score).toBeCloseTo(vector * 0.5, 12);
+    const vectorOnly = hybridRank('kinase', candidates, stats, { weights: { chunk: 0, document: 0, vector: 2 } });
+    expect(vectorOnly.map((h) => h.id)).toEqual(['b', 'c', 'a']);
+    expect(vectorOnly.map((h) => h.score)).toEqual([1, expect.closeTo(0.5, 12), 0]);
+  });
+
+  it('keeps scores in 0..1, takes a repeated id once, and honours limit', () => {
+    const stats = statistics({ alpha: 1, beta: 2 });
+    const candidates = [candidate('a', 'alpha beta', { vectorScore: 0.9 }), candidate('a', 'nothing'), candidate('b', 'beta', { vectorScore: 0.9 })];
+    const ranked = hybridRank('alpha beta', candidates, stats);
+    expect(ranked.map((h) => h.id)).toEqual(['a', 'b']);
+    for (const h of ranked) {
+      expect(h.score).toBeGreaterThanOrEqual(0);
+      expect(h.score).toBeLessThanOrEqual(1);
+    }
+    expect(hybridRank('alpha beta', candidates, stats, { limit: 1 })).toHaveLength(1);
+    expect(hybridRank('alpha', [], stats)).toEqual([]);
+  });
+
+  it('normalises lengths with the collection mean, converted through the candidates', () => {
+    // Same analysed content, but b is twice as long in the collection's unit as in analysed terms:
+    // the ratio comes from all candidates, so b reads as the longer chunk and scores lower.
+    const stats = statistics({ protein: 10 });
+    const ranked = hybridRank('protein', [candidate('a', 'protein folding', { tokenCount: 2 }), candidate('b', 'protein folding stress response', { tokenCount: 40 })], stats, {
+      weights: { chunk: 1, document: 0, vector: 0 },
+    });
+    expect(ranked.map((h) => h.id)).toEqual(['a', 'b']);
+  });
+
+  it('rejects invalid options', () => {
+    const stats = statistics({});
+    expect(() => hybridRank('x', [], stats, { weights: { chunk: 0, document: 0, vector: 0 } })).toThrow(RangeError);
+    expect(() => hybridRank('x', [], stats, { weights: { chunk: -1, document: 1, vector: 1 } })).toThrow(RangeError);
+    expect(() => hybridRank('x', [], stats, { b: 2 })).toThrow(RangeError);
+    expect(() => hybridRank('x', [], stats, { k1: -1 })).toThrow(RangeError);
+  });
+});
