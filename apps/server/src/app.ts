@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
-import { checkStoreEmbedding, createEmbedder, createLogger, createServices, type Logger, type Services } from '@kb/core';
+import { checkStoreEmbedding, createEmbedder, createLogger, createServices, warmUpSpecWorker, type Logger, type Services } from '@kb/core';
 import { createDatabase, type Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
@@ -79,6 +79,8 @@ export async function startService(
     });
   });
   await services.start();
+  // The OpenAPI spec worker takes about a second to start: not on the first spec's time.
+  warmUpSpecWorker();
   const { port } = app.server.address() as AddressInfo;
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
   logger.info(

@@ -107,8 +107,11 @@ try {
   const writeMs = performance.now() - t;
   console.log(`  write      ${(writeMs / chunkCount).toFixed(3)} ms/chunk = ${perSecond(chunkCount, writeMs)} chunks/s (one transaction per document, vector index present, concurrency ${concurrency})`);
 
-  // The same versions again (new hashes), written in batches of 32 documents per transaction.
+  // The same versions again, written in batches of 32 documents per transaction, into an emptied
+  // store: rewriting in place would re-insert vectors the index still holds (its dead entries),
+  // which costs far less than inserting new ones and would flatter the figure.
   for (const v of versions) v.contentHash = randomBytes(8).toString('hex');
+  await sql`truncate documents cascade`.execute(database.db);
   t = performance.now();
   const batches: (typeof versions)[] = [];
   for (let i = 0; i < versions.length; i += 32) batches.push(versions.slice(i, i + 32));
@@ -119,7 +122,7 @@ try {
     }),
   );
   const batchMs = performance.now() - t;
-  console.log(`  batched    ${(batchMs / chunkCount).toFixed(3)} ms/chunk = ${perSecond(chunkCount, batchMs)} chunks/s (32 documents per transaction, replacing every chunk, vector index present)`);
+  console.log(`  batched    ${(batchMs / chunkCount).toFixed(3)} ms/chunk = ${perSecond(chunkCount, batchMs)} chunks/s (32 documents per transaction, into an empty store, vector index present)`);
 
   // Unchanged re-ingest through the service (the hashes above are random: store real ones first).
   const service = new IngestionService(database, embedder, logger);
@@ -182,18 +185,36 @@ try {
       console.log(p2.rows.map((r) => r['QUERY PLAN'].slice(0, 160)).join('\n'));
     });
   }
+  // Interleaved with the same search through a per-search transaction (how the embedded store
+  // turns sequential scans off), so both see the same cache state.
+  const inTransaction = new SearchRepository(database.db, null);
   const latencies: number[] = [];
+  const transactional: number[] = [];
   const filtered: number[] = [];
-  for (const v of queryVectors) {
-    let s = performance.now();
-    await search.nearest(v, null, 5);
-    latencies.push(performance.now() - s);
-    s = performance.now();
+  const timed = async (run: () => Promise<unknown>, into: number[]) => {
+    const s = performance.now();
+    await run();
+    into.push(performance.now() - s);
+  };
+  for (const [i, v] of queryVectors.entries()) {
+    const direct = () => timed(() => search.nearest(v, null, 5), latencies);
+    const viaTransaction = () => timed(() => inTransaction.nearest(v, null, 5), transactional);
+    // Only the first search of each vector is kept: the second finds its pages cached. Each
+    // way goes first for every other query.
+    if (i % 2 === 0) {
+      await direct();
+      await inTransaction.nearest(v, null, 5);
+    } else {
+      await viaTransaction();
+      await search.nearest(v, null, 5);
+    }
+    const s = performance.now();
     await search.nearest(v, ['tech_docs'], 5);
     filtered.push(performance.now() - s);
   }
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!.toFixed(2);
   console.log(`  search     p50 ${pct(latencies, 0.5)} ms, p95 ${pct(latencies, 0.95)} ms at ${Math.max(target, stored)} chunks (semantic, topK 5, query embedding excluded)`);
+  if (database.vectorDb) console.log(`  (the same in a per-search transaction: p50 ${pct(transactional, 0.5)} ms, p95 ${pct(transactional, 0.95)} ms)`);
   console.log(`  filtered   p50 ${pct(filtered, 0.5)} ms, p95 ${pct(filtered, 0.95)} ms (namespace filter matching no chunk: worst case of iterative scans)`);
 } finally {
   await database.close();

@@ -47,3 +47,4 @@ export {
 export type { JobHandlers, JobQueue, JobView } from './jobs/index.ts';
 export { WikiImports } from './wiki/wiki-imports.ts';
 export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/wiki-import.ts';
+export { warmUpSpecWorker } from './openapi/index.ts';

@@ -18,7 +18,7 @@ export interface IngestOpenApiResult {
   total: number;
 }
 
-const BATCH = 64;
+const BATCH = 24;
 
 /**
  * POST /ingest/openapi: one document per operation with an operationId (slug = operationId),

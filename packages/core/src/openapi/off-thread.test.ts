@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError } from './errors.ts';
-import { operationsFromSpecText } from './off-thread.ts';
+import { operationsFromSpecText, stopSpecWorker } from './off-thread.ts';
 
 const spec = {
   openapi: '3.0.0',
@@ -33,5 +33,13 @@ describe('operationsFromSpecText (worker thread)', () => {
     clearInterval(timer);
     expect(result.operations).toHaveLength(3000);
     expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('keeps working after a spec exhausted the worker, and serves requests in turn', async () => {
+    const many = await Promise.all([1, 2, 3].map(() => operationsFromSpecText(JSON.stringify(spec), 'json')));
+    expect(many.map((r) => r.operations.length)).toEqual([1, 1, 1]);
+    await stopSpecWorker();
+    const again = await operationsFromSpecText(JSON.stringify(spec), 'json');
+    expect(again.operations[0]?.operationId).toBe('getA');
   });
 });

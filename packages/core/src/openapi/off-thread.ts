@@ -5,36 +5,96 @@ import type { OperationsResult } from './operations.ts';
 /** Memory a spec's parse may use before the worker is stopped (alias or nesting bombs). */
 const WORKER_HEAP_MB = 1024;
 
+type Reply = { id: number; ok: true; result: OperationsResult } | { id: number; ok: false; name: string; message: string };
+
+interface Pending {
+  resolve(result: OperationsResult): void;
+  reject(error: Error): void;
+}
+
 /**
- * Parses a spec and renders its operations in a worker thread: a large YAML spec takes over a
- * second of synchronous parsing, which would stall every other request of the server, and a
- * pathological one must not be able to take the server's own heap down with it.
+ * One long-lived worker thread that parses specs and renders their operations: a large YAML
+ * spec takes over a second of synchronous parsing, which would stall every other request of the
+ * server, and a pathological one must not be able to take the server's own heap down with it.
+ * Starting a worker (loading the parser and the renderer) costs about a second, so it is kept
+ * and reused; requests queue in it. If a spec exhausts the worker's heap, that request (and any
+ * queued behind it) fails as an invalid spec and the next one starts a fresh worker.
  */
-export function operationsFromSpecText(text: string, format: 'json' | 'yaml'): Promise<OperationsResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./render-worker.mjs', import.meta.url), {
-      workerData: { text, format },
+class SpecWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  dead = false;
+
+  constructor(onDeath: (self: SpecWorker) => void) {
+    this.worker = new Worker(new URL('./render-worker.mjs', import.meta.url), {
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
-    let settled = false;
-    worker.once('message', (message: { ok: true; result: OperationsResult } | { ok: false; name: string; message: string }) => {
-      settled = true;
-      if (message.ok) resolve(message.result);
-      else if (message.name === 'InvalidSpecError') reject(new InvalidSpecError(message.message));
-      else reject(new Error(`Spec processing failed: ${message.message}`));
-      void worker.terminate();
+    // An idle worker must not keep the process alive.
+    this.worker.unref();
+    this.worker.on('message', (message: Reply | { ready: true }) => {
+      if (!('id' in message)) return;
+      const request = this.pending.get(message.id);
+      if (!request) return;
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) this.worker.unref();
+      if (message.ok) request.resolve(message.result);
+      else if (message.name === 'InvalidSpecError') request.reject(new InvalidSpecError(message.message));
+      else request.reject(new Error(`Spec processing failed: ${message.message}`));
     });
-    worker.once('error', (error) => {
-      if (settled) return;
-      settled = true;
+    const fail = (reason: string) => {
+      if (this.dead) return;
+      this.dead = true;
+      onDeath(this);
       // Out of memory or a stack overflow in the parser: the spec is what is wrong.
-      reject(new InvalidSpecError(`the spec could not be processed within the service's limits (${error.message})`));
-    });
-    worker.once('exit', (code) => {
-      if (!settled) {
-        settled = true;
-        reject(new InvalidSpecError(`the spec could not be processed within the service's limits (exit ${code})`));
+      for (const request of this.pending.values()) {
+        request.reject(new InvalidSpecError(`the spec could not be processed within the service's limits (${reason})`));
       }
+      this.pending.clear();
+    };
+    this.worker.on('error', (error) => fail(error.message));
+    this.worker.on('exit', (code) => fail(`exit ${code}`));
+  }
+
+  run(text: string, format: 'json' | 'yaml'): Promise<OperationsResult> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage({ id, text, format });
     });
-  });
+  }
+
+  terminate(): Promise<number> {
+    this.dead = true;
+    return this.worker.terminate();
+  }
+}
+
+let shared: SpecWorker | undefined;
+
+function specWorker(): SpecWorker {
+  if (!shared || shared.dead) {
+    shared = new SpecWorker((self) => {
+      if (shared === self) shared = undefined;
+    });
+  }
+  return shared;
+}
+
+/** Parses a spec and renders its operations in the spec worker thread. */
+export function operationsFromSpecText(text: string, format: 'json' | 'yaml'): Promise<OperationsResult> {
+  return specWorker().run(text, format);
+}
+
+/** Starts the spec worker ahead of the first spec (a server does at start). */
+export function warmUpSpecWorker(): void {
+  specWorker();
+}
+
+/** Stops the spec worker (tests, shutdown); the next spec starts a new one. */
+export async function stopSpecWorker(): Promise<void> {
+  const worker = shared;
+  shared = undefined;
+  await worker?.terminate();
 }
