@@ -38,7 +38,7 @@ export interface IngestResult {
 }
 
 /** Chunks per write transaction of a bulk load on the embedded store. */
-const EMBEDDED_WRITE_CHUNKS = 32;
+const EMBEDDED_WRITE_CHUNKS = 16;
 
 /** Longest stretch of bulk preparation before the event loop gets a turn. */
 const YIELD_AFTER_MS = 20;
