@@ -29,8 +29,6 @@ export const JOB_CATALOG = {
 export type JobType = keyof typeof JOB_CATALOG;
 export type JobPayload<T extends JobType = JobType> = z.infer<(typeof JOB_CATALOG)[T]>;
 
-export const JOB_TYPES = Object.keys(JOB_CATALOG) as JobType[];
-
 export function isJobType(value: string): value is JobType {
   return Object.hasOwn(JOB_CATALOG, value);
 }

@@ -1,4 +1,4 @@
-export { InvalidJobPayloadError, JOB_CATALOG, JOB_TYPES, isJobType, parseJobPayload, spaceKeySchema } from './catalog.ts';
+export { InvalidJobPayloadError, JOB_CATALOG, isJobType, parseJobPayload, spaceKeySchema } from './catalog.ts';
 export type { JobPayload, JobType } from './catalog.ts';
 export { EMPTY_PROGRESS, JobsRepository, toJobView } from './jobs.repository.ts';
 export type { JobRecord, JobView } from './jobs.repository.ts';
