@@ -48,7 +48,7 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
   const database = await createDatabase({ kind: 'pglite-memory' }, { embeddingDimension: embedder.dimension });
   try {
     await database.migrate();
-    const ingestion = new IngestionService(database, embedder, logger);
+    const ingestion = new IngestionService(database, embedder, logger, { serving: false });
     const search = new SearchService(database, embedder, logger);
 
     let started = performance.now();

@@ -147,7 +147,7 @@ export async function ingestFolderCommand(
       await database.close();
       throw error;
     }
-    const service = new IngestionService(database, embedder, logger);
+    const service = new IngestionService(database, embedder, logger, { serving: false });
     close = () => database.close();
     if (config.storage.kind === 'pglite' && (await shouldBulkLoad(service, database, dir, files))) {
       // This process owns the embedded store, so nobody searches it during the load. A load

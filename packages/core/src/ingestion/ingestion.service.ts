@@ -59,16 +59,22 @@ export class IngestionService {
   /** Chunks per write transaction of a bulk load; unbounded on PostgreSQL. */
   private readonly writeChunkBudget: number;
 
+  /**
+   * @param options.serving whether this process serves requests while it ingests (default true).
+   *   The embedded store executes queries on this process's thread, and inserting a chunk into
+   *   its vector index takes milliseconds: a serving process writes bulk loads in small
+   *   transactions with the event loop's turn in between. A command-line load has nobody to
+   *   keep waiting and writes whole batches.
+   */
   constructor(
     database: Database,
     private readonly embedder: Embedder,
     private readonly logger: Logger,
+    options: { serving?: boolean } = {},
   ) {
     this.documents = new DocumentsRepository(database.db);
-    // The embedded store executes queries on this process's thread, and inserting a chunk into
-    // its vector index takes milliseconds: bulk writes go in small transactions with the event
-    // loop's turn in between, so that requests are served during a large import.
-    this.writeChunkBudget = database.kind === 'pglite' ? EMBEDDED_WRITE_CHUNKS : Number.POSITIVE_INFINITY;
+    this.writeChunkBudget =
+      database.kind === 'pglite' && options.serving !== false ? EMBEDDED_WRITE_CHUNKS : Number.POSITIVE_INFINITY;
   }
 
   hashOf(input: BulkDocumentInput): string {
