@@ -28,13 +28,19 @@ export async function waitFor(url: string, ms = 30_000): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-/** A TypeScript entry point of the repository in a child process, with only `env` (and PATH). */
+/**
+ * A TypeScript entry point of the repository in a child process, with only `env` (and PATH). Its
+ * output is always drained: a child whose pipe fills up blocks on its next log line.
+ */
 export function run(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.stdout!.on('data', () => undefined);
+  child.stderr!.on('data', () => undefined);
+  return child;
 }
 
 export function runToEnd(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -59,7 +65,9 @@ export async function stopAll(children: ChildProcess[]): Promise<void> {
     children.map((child) => {
       const done = exited(child);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return done;
+      const started = Date.now();
+      const timer = setInterval(() => console.error(`pid ${child.pid} still running ${Math.round((Date.now() - started) / 1000)} s after SIGTERM: ${child.spawnargs.slice(-1)[0]}`), 5_000);
+      return done.finally(() => clearInterval(timer));
     }),
   );
 }

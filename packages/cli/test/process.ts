@@ -11,13 +11,19 @@ export interface Finished {
   stderr: string;
 }
 
-/** Starts a TypeScript entry point of the repository with only PATH and the given environment. */
+/**
+ * Starts a TypeScript entry point of the repository with only PATH and the given environment. Its
+ * output is always drained: a child whose pipe fills up blocks on its next log line.
+ */
 export function start(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.stdout!.on('data', () => undefined);
+  child.stderr!.on('data', () => undefined);
+  return child;
 }
 
 /** Runs a script to its end (or SIGTERMs it after stopAfterMs) and collects its output. */

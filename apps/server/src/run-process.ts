@@ -1,0 +1,55 @@
+import { ConfigError, loadConfig, type Config } from '@kb/config';
+import { createLogger, EmbeddingMismatchError, type Logger } from '@kb/core';
+import { MigrationError, StoreLockedError } from '@kb/db';
+import { StartupError } from './app.ts';
+
+/**
+ * The life of a server or worker process: parse the configuration (a bad one exits 1 naming
+ * every bad variable), start, and stop gracefully on SIGTERM or SIGINT (exit 0, or 1 if stopping
+ * failed). A start-up failure the operator can act on is logged as its message alone.
+ */
+export async function runProcess(start: (config: Config, logger: Logger) => Promise<{ stop(): Promise<void> }>): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.server.logLevel });
+  try {
+    const running = await start(config, logger);
+    let signalled = false;
+    const shutdown = (signal: string) => {
+      if (signalled) return;
+      signalled = true;
+      logger.info({ signal }, 'shutting down');
+      running.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'error while shutting down');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
+  } catch (error) {
+    if (
+      error instanceof StoreLockedError ||
+      error instanceof StartupError ||
+      error instanceof MigrationError ||
+      error instanceof EmbeddingMismatchError
+    ) {
+      logger.fatal(error.message);
+    } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      logger.fatal(`Port ${config.server.port} is in use: set PORT to a free port`);
+    } else {
+      logger.fatal({ err: error }, 'could not start');
+    }
+    process.exit(1);
+  }
+}
