@@ -14,6 +14,7 @@ import { addressFamily, classifyAddress, parseHostAddress, type AddressClass } f
 import { ACCEPT_ENCODING, createDecoders, readBody } from './body.ts';
 import { decodeBody, parseContentType, sniffMediaType, type ContentType } from './content.ts';
 import { FetchFailedError, FetchRefusedError, InvalidUrlError } from './errors.ts';
+import { untilAborted } from '../abort.ts';
 
 export interface ResolvedAddress {
   address: string;
@@ -119,25 +120,6 @@ interface Target {
   hostHeader: string;
   /** The checked addresses; the only ones the connection may use. */
   addresses: ResolvedAddress[];
-}
-
-/** `promise`, or the signal's reason if it aborts first (a lookup cannot be cancelled, only abandoned). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 async function resolveTarget(

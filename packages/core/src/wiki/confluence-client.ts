@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { SERVICE_VERSION } from '../version.ts';
+import { untilAborted } from '../abort.ts';
 
 export interface ConfluenceClientOptions {
   /** WIKI_BASE_URL: the site, with or without the /wiki suffix (https://acme.atlassian.net[/wiki]). */
@@ -188,31 +189,6 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/**
- * `promise`, or the signal's reason as soon as the signal aborts: a fetch implementation or body
- * stream that ignores its signal still cannot outlive the timeout.
- */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(signal.reason as Error);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
   });
 }
 
@@ -578,7 +554,7 @@ export class ConfluenceClient {
 
     let response: Response | undefined;
     try {
-      response = await raceAbort(
+      response = await untilAborted(
         this.#fetch(url, {
           method: 'GET',
           headers: { Authorization: this.#authorization, Accept: 'application/json', 'User-Agent': USER_AGENT },
@@ -671,7 +647,7 @@ export class ConfluenceClient {
     let received = 0;
     try {
       for (;;) {
-        const { done, value } = await raceAbort(reader.read(), signal);
+        const { done, value } = await untilAborted(reader.read(), signal);
         if (done) break;
         received += value.byteLength;
         if (received > maxBytes) throw tooLarge();
