@@ -15,15 +15,14 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDatabase, type Database } from '@kb/db';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { chunkMarkdown } from '../src/chunking/index.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { DocumentsRepository, toVectorLiteral } from '../src/ingestion/documents.repository.ts';
 import { embeddingText, IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { createLogger } from '../src/logger.ts';
 import { SearchRepository } from '../src/search/search.repository.ts';
+import { openScratchDatabase } from './scratch-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -34,27 +33,6 @@ const { values } = parseArgs({
   },
 });
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const scratch = `kb_bench_${randomBytes(4).toString('hex')}`;
-
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-async function open(): Promise<Database> {
-  if (values.store === 'pglite') return createDatabase({ kind: 'pglite-memory' });
-  await admin(`create database ${scratch}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${scratch}`;
-  return createDatabase({ kind: 'postgres', databaseUrl: url.toString(), poolSize: 4 });
-}
-
 const perSecond = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
 const files = (await readdir(values.corpus, { recursive: true, withFileTypes: true }))
   .filter((e) => e.isFile() && e.name.endsWith('.md'))
@@ -64,7 +42,7 @@ const docs = await Promise.all(
   files.map(async (file, i) => ({ title: `doc ${i}`, slug: file, content: await readFile(file, 'utf8') })),
 );
 
-const database = await open();
+const { database, drop } = await openScratchDatabase(values.store);
 try {
   await database.migrate();
   const embedder = new LocalEmbedder();
@@ -217,6 +195,5 @@ try {
   if (database.vectorDb) console.log(`  (the same in a per-search transaction: p50 ${pct(transactional, 0.5)} ms, p95 ${pct(transactional, 0.95)} ms)`);
   console.log(`  filtered   p50 ${pct(filtered, 0.5)} ms, p95 ${pct(filtered, 0.95)} ms (namespace filter matching no chunk: worst case of iterative scans)`);
 } finally {
-  await database.close();
-  if (values.store !== 'pglite') await admin(`drop database if exists ${scratch} with (force)`);
+  await drop();
 }

@@ -9,6 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { storageToMarkdown } from '../src/wiki/storage-to-markdown.ts';
+import { prng } from '../src/wiki/fake-confluence.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,18 +22,6 @@ const pageCount = Math.max(1, Number(values.pages));
 const pageBytes = Math.max(1, Number(values.kb)) * 1024;
 const rounds = Math.max(1, Number(values.rounds));
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = (
   'service deployment cluster rollback latency budget incident owner queue worker cache region replica ' +
   'schema migration token request timeout retry backoff alert dashboard runbook release feature flag ' +
@@ -40,7 +29,7 @@ const WORDS = (
 ).split(' ');
 
 function page(seed: number, targetBytes: number): string {
-  const next = random(seed);
+  const next = prng(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const words = (count: number): string => Array.from({ length: count }, () => pick(WORDS)).join(' ');
   const phrase = (): string => {

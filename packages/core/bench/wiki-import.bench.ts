@@ -6,11 +6,8 @@
  *
  *   pnpm exec tsx bench/wiki-import.bench.ts [--store=postgres|pglite] [--pages=2000] [--page-bytes=50000]
  */
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createDatabase, type Database } from '@kb/db';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { JobRunner } from '../src/jobs/job-runner.ts';
@@ -18,6 +15,7 @@ import { JobsRepository, toJobView } from '../src/jobs/jobs.repository.ts';
 import { createLogger } from '../src/logger.ts';
 import { generateSpace, startFakeConfluence } from '../src/wiki/fake-confluence.ts';
 import { createWikiImportHandler } from '../src/wiki/wiki-import.ts';
+import { openScratchDatabase } from './scratch-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,25 +27,6 @@ const { values } = parseArgs({
 const pages = Number(values.pages);
 const pageBytes = Number(values['page-bytes']);
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const scratch = `kb_bench_${randomBytes(4).toString('hex')}`;
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-async function open(): Promise<Database> {
-  if (values.store === 'pglite') return createDatabase({ kind: 'pglite-memory' });
-  await admin(`create database ${scratch}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${scratch}`;
-  return createDatabase({ kind: 'postgres', databaseUrl: url.toString(), poolSize: 4 });
-}
-
 const t = performance.now();
 const space = generateSpace({ key: 'BENCH', pages, pageBytes, seed: 42 });
 const storageBytes = space.pages.reduce((sum, p) => sum + Buffer.byteLength(p.body), 0);
@@ -55,7 +34,7 @@ console.log(
   `space: ${pages} pages, ${(storageBytes / 1e6).toFixed(1)} MB of storage format (generated in ${(performance.now() - t).toFixed(0)} ms); store: ${values.store}`,
 );
 const fake = await startFakeConfluence({ spaces: [space] });
-const database = await open();
+const { database, drop } = await openScratchDatabase(values.store);
 await database.migrate();
 const logger = createLogger({ level: 'warn' });
 const embedder = new LocalEmbedder();
@@ -87,6 +66,5 @@ try {
   await importOnce('unchanged re-import');
 } finally {
   await fake.close();
-  await database.close();
-  if (values.store !== 'pglite') await admin(`drop database if exists ${scratch} with (force)`);
+  await drop();
 }

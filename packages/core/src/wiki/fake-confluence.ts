@@ -451,7 +451,7 @@ export async function startFakeConfluence(options: FakeConfluenceOptions = {}): 
 // --- Generated content ------------------------------------------------------------------------
 
 /** mulberry32: a small, fast, deterministic PRNG in [0, 1). */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
