@@ -1,5 +1,5 @@
 import type { Config } from '@kb/config';
-import { checkStoreEmbedding, createEmbedder, createLogger, createServices, JobWorker, type Logger, type Services } from '@kb/core';
+import { BullJobQueue, checkStoreEmbedding, createEmbedder, createLogger, createServices, JobWorker, type Logger, type Services } from '@kb/core';
 import { createDatabase, type Database } from '@kb/db';
 import { StartupError } from './app.ts';
 
@@ -45,13 +45,20 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
     await checkStoreEmbedding(database.db, embedder);
     services = createServices({ config, database, logger, redis: null, embedder });
-    worker = new JobWorker(services.jobs.runner, services.jobs.repository, logger, {
-      redisUrl: config.redis!.url,
-      prefix: config.jobs.queuePrefix,
-      concurrency: config.jobs.workerConcurrency,
-      lockDurationMs: config.jobs.lockMs,
-      shutdownGraceMs: config.jobs.shutdownGraceMs,
-    });
+    const producer = services.jobs.queue instanceof BullJobQueue ? services.jobs.queue : undefined;
+    worker = new JobWorker(
+      services.jobs.runner,
+      services.jobs.repository,
+      logger,
+      {
+        redisUrl: config.redis!.url,
+        prefix: config.jobs.queuePrefix,
+        concurrency: config.jobs.workerConcurrency,
+        lockDurationMs: config.jobs.lockMs,
+        shutdownGraceMs: config.jobs.shutdownGraceMs,
+      },
+      producer,
+    );
     await worker.start();
   } catch (error) {
     await worker?.close().catch(() => undefined);

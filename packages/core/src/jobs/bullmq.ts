@@ -100,17 +100,21 @@ export interface JobWorkerOptions extends BullQueueOptions {
 export class JobWorker {
   private worker: Worker<QueueEntryData> | undefined;
   private readonly producer: BullJobQueue;
+  private readonly ownsProducer: boolean;
   private reconcileTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private readonly attempts: number;
 
+  /** @param producer the process's queue producer, when it has one (else the worker makes its own). */
   constructor(
     private readonly runner: JobRunner,
     private readonly jobs: JobsRepository,
     private readonly logger: Logger,
     private readonly options: JobWorkerOptions,
+    producer?: BullJobQueue,
   ) {
-    this.producer = new BullJobQueue(options);
+    this.ownsProducer = !producer;
+    this.producer = producer ?? new BullJobQueue(options);
     this.attempts = Math.max(1, options.attempts ?? JOB_ATTEMPTS);
   }
 
@@ -194,6 +198,6 @@ export class JobWorker {
         clearTimeout(timer);
       }
     }
-    await this.producer.close();
+    if (this.ownsProducer) await this.producer.close();
   }
 }
