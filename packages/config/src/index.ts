@@ -71,7 +71,7 @@ const embeddingSchema = z.object({
   VOYAGE_MODEL: z.preprocess(emptyToUndefined, z.string().default('voyage-3.5')),
   KB_EMBEDDING_DIM: z.preprocess(
     emptyToUndefined,
-    z.coerce.number({ message: 'must be a number' }).int().min(8).max(4096, 'must be at most 4096').optional(),
+    z.coerce.number({ message: 'must be a number' }).int().min(8).max(4000, 'must be at most 4000 (the most dimensions pgvector can index)').optional(),
   ),
 });
 

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createVectorIndex, indexedEmbedding, indexedQueryVector, vectorIndexPrecision } from '@kb/db';
 import { sql } from 'kysely';
 import { chunkMarkdown } from '../src/chunking/index.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
@@ -140,32 +141,26 @@ try {
     }
     await database.db.transaction().execute(async (trx) => {
       if (values.store !== 'pglite') await sql`set local maintenance_work_mem = '1GB'`.execute(trx);
-      await sql`create index chunks_embedding_idx on chunks using hnsw (embedding vector_cosine_ops)`.execute(trx);
+      await createVectorIndex(trx, database.kind);
     });
     await sql`analyze chunks`.execute(database.db);
     console.log(`  (filled to ${target} chunks and rebuilt the index in ${((performance.now() - t) / 1000).toFixed(0)} s)`);
   }
-  const search = new SearchRepository(database.db, database.vectorDb);
+  const search = new SearchRepository(database);
   const queries = docs.slice(0, Number(values.queries)).map((d) => d.content.slice(0, 120));
   const queryVectors = await embedder.embed(queries, 'query');
   for (const v of queryVectors.slice(0, 10)) await search.nearest(v, null, 5); // warm-up
   if (process.env.BENCH_EXPLAIN) {
-    const plan = await sql<{ 'QUERY PLAN': string }>`explain analyze select id from chunks order by embedding <=> ${toVectorLiteral(queryVectors[0]!)}::vector limit 5`.execute(database.db);
+    const v = queryVectors[0]!;
+    const precision = vectorIndexPrecision(database.kind, v.length);
+    const plan = await sql<{ 'QUERY PLAN': string }>`explain analyze select id from chunks
+      order by ${indexedEmbedding(precision, v.length, sql.ref('embedding'))} <=> ${indexedQueryVector(precision, v.length, toVectorLiteral(v))}
+      limit 5`.execute(database.vectorDb ?? database.db);
     console.log(plan.rows.map((r) => r['QUERY PLAN'].slice(0, 160)).join('\n'));
-    await database.db.transaction().execute(async (trx) => {
-      await sql`select set_config('hnsw.ef_search', '100', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
-      const lit = toVectorLiteral(queryVectors[0]!);
-      const p2 = await sql<{ 'QUERY PLAN': string }>`explain analyze
-        select n.id, d.title, n.distance as raw
-        from (select c.id, c.document_id, c.heading_path, c.content, c.namespace, c.embedding <=> ${lit}::vector as distance
-              from chunks c order by c.embedding <=> ${lit}::vector limit ${5}) n
-        join documents d on d.id = n.document_id`.execute(trx);
-      console.log(p2.rows.map((r) => r['QUERY PLAN'].slice(0, 160)).join('\n'));
-    });
   }
   // Interleaved with the same search through a per-search transaction (how the embedded store
   // turns sequential scans off), so both see the same cache state.
-  const inTransaction = new SearchRepository(database.db, null);
+  const inTransaction = new SearchRepository({ ...database, vectorDb: null });
   const latencies: number[] = [];
   const transactional: number[] = [];
   const filtered: number[] = [];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase, StoreLockedError } from './index.ts';
+import { createDatabase, indexedEmbedding, indexedQueryVector, StoreLockedError } from './index.ts';
 import { createEmptyPostgresDatabase, createTestDatabase, testStoreKinds } from './testing.ts';
 
 const kinds = await testStoreKinds();
@@ -24,7 +24,12 @@ describe.each(kinds)('schema on %s', (kind) => {
       const indexes = await sql<{ indexdef: string }>`
         select indexdef from pg_indexes where tablename = 'chunks'`.execute(database.db);
       const defs = indexes.rows.map((r) => r.indexdef).join('\n');
-      expect(defs).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
+      // PostgreSQL indexes half-precision copies; PGlite (software half floats) full precision.
+      expect(defs).toMatch(
+        kind === 'postgres'
+          ? /USING hnsw \(\(\(embedding\)::halfvec\(1024\)\) halfvec_cosine_ops\)/
+          : /USING hnsw \(embedding vector_cosine_ops\)/,
+      );
       expect(defs).toMatch(/USING gin \(search_tsv\)/);
     } finally {
       await drop();
@@ -71,11 +76,29 @@ describe.runIf(kinds.includes('postgres'))('vector search connections on postgre
       expect(await setting(database.db)).toEqual({ enable_seqscan: 'on', ef: '100' });
       expect(await setting(database.vectorDb!)).toEqual({ enable_seqscan: 'off', ef: '100' });
       const zero = `[${new Array(1024).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(',')}]`;
-      const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from chunks order by embedding <=> ${sql.lit(zero)}::vector limit 5`.execute(database.vectorDb!);
+      const order = sql`${indexedEmbedding('half', 1024, sql.ref('embedding'))} <=> ${indexedQueryVector('half', 1024, sql.lit(zero))}`;
+      const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from chunks order by ${order} limit 5`.execute(database.vectorDb!);
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/chunks_embedding_idx/);
     } finally {
       await drop();
     }
+  });
+});
+
+describe('vector index precision', () => {
+  it('indexes embeddings wider than a full-precision index holds at half precision on PGlite', async () => {
+    const database = await createDatabase({ kind: 'pglite-memory' }, { embeddingDimension: 2048 });
+    try {
+      await database.migrate();
+      const defs = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'chunks_embedding_idx'`.execute(database.db);
+      expect(defs.rows[0]!.indexdef).toMatch(/\(\(embedding\)::halfvec\(2048\)\) halfvec_cosine_ops/);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('refuses to index more dimensions than pgvector can', () => {
+    expect(() => indexedEmbedding('half', 4001, sql.ref('embedding'))).toThrow(RangeError);
   });
 });
 
@@ -84,7 +107,11 @@ describe('migrations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));
     try {
       const first = await createDatabase({ kind: 'pglite', dataDir: dir });
-      expect(await first.migrate()).toEqual(['20261121T0000_initial', '20261121T0100_chunk_parent_index']);
+      expect(await first.migrate()).toEqual([
+        '20261121T0000_initial',
+        '20261121T0100_chunk_parent_index',
+        '20261122T0000_half_precision_vector_index',
+      ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
       expect(await second.migrate()).toEqual([]);
@@ -98,7 +125,11 @@ describe('migrations', () => {
     const empty = await createEmptyPostgresDatabase();
     try {
       const first = await createDatabase({ kind: 'postgres', databaseUrl: empty.url });
-      expect(await first.migrate()).toEqual(['20261121T0000_initial', '20261121T0100_chunk_parent_index']);
+      expect(await first.migrate()).toEqual([
+        '20261121T0000_initial',
+        '20261121T0100_chunk_parent_index',
+        '20261122T0000_half_precision_vector_index',
+      ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();
     } finally {

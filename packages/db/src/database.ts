@@ -142,7 +142,7 @@ function wrap(
     kind,
     description,
     async migrate() {
-      const migrator = new Migrator({ db, provider: migrationProvider({ embeddingDimension }) });
+      const migrator = new Migrator({ db, provider: migrationProvider({ embeddingDimension, kind }) });
       const { error, results } = await migrator.migrateToLatest();
       if (error) {
         const failed = results?.find((r) => r.status === 'Error');
@@ -152,7 +152,7 @@ function wrap(
         );
       }
       // A bulk load that died after dropping the vector index left it missing: build it again.
-      await ensureVectorIndex(db);
+      await ensureVectorIndex(db, kind);
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     },
     async ping() {

@@ -4,4 +4,16 @@ export type { DB, JobProgress, JobStatus } from './schema.ts';
 export { acquireStoreLock, liveLockOwner, readLockOwner, StoreLockedError } from './store-lock.ts';
 export type { LockOwner, StoreLock } from './store-lock.ts';
 export { isUniqueViolation } from './errors.ts';
-export { dropVectorIndex, ensureVectorIndex, VECTOR_INDEX, vectorIndexExists } from './vector-index.ts';
+export {
+  createVectorIndex,
+  dropVectorIndex,
+  embeddingColumnDimension,
+  ensureVectorIndex,
+  indexedEmbedding,
+  indexedQueryVector,
+  MAX_INDEXED_DIMENSION,
+  VECTOR_INDEX,
+  vectorIndexExists,
+  vectorIndexPrecision,
+} from './vector-index.ts';
+export type { VectorIndexPrecision } from './vector-index.ts';

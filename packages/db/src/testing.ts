@@ -30,7 +30,7 @@ async function migratedPgliteTemplate(): Promise<PGlite> {
 }
 
 async function templateName(): Promise<string> {
-  const names = Object.keys(await migrationProvider({ embeddingDimension: DEFAULT_EMBEDDING_DIMENSION }).getMigrations());
+  const names = Object.keys(await migrationProvider({ embeddingDimension: DEFAULT_EMBEDDING_DIMENSION, kind: 'postgres' }).getMigrations());
   return `kb_tpl_${createHash('sha256').update(names.join(',')).digest('hex').slice(0, 12)}`;
 }
 

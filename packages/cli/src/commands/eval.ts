@@ -64,7 +64,7 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
         chunks += result.chunks;
       }
     }
-    if (!values.exact) await ensureVectorIndex(database.db);
+    if (!values.exact) await ensureVectorIndex(database.db, database.kind);
     const ingestSeconds = (performance.now() - started) / 1000;
     out(`ingested with ${embedder.model}: ${chunks} chunks in ${ingestSeconds.toFixed(1)} s\n`);
     const slugs = new Map(

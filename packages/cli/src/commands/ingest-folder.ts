@@ -158,7 +158,7 @@ export async function ingestFolderCommand(
       const closeStore = close;
       close = async () => {
         const t = performance.now();
-        await ensureVectorIndex(database.db);
+        await ensureVectorIndex(database.db, database.kind);
         if (line % 80 !== 0) io.out('\n');
         line = 0;
         io.err(`vector index built in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);

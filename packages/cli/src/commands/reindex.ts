@@ -3,6 +3,7 @@ import type { Config } from '@kb/config';
 import { createEmbedder, createLogger, readStoreEmbedding, writeStoreEmbedding } from '@kb/core';
 import { toVectorLiteral } from '@kb/core/ingestion/documents.repository';
 import { embeddingText } from '@kb/core/ingestion/ingestion.service';
+import { createVectorIndex, dropVectorIndex } from '@kb/db';
 import { sql } from 'kysely';
 import { CliError, openStore } from '../store.ts';
 
@@ -33,7 +34,7 @@ export async function reindexCommand(args: string[], config: Config, out: (s: st
     const resize = stored.dimension !== embedder.dimension;
     if (resize) {
       await db.transaction().execute(async (trx) => {
-        await sql`drop index if exists chunks_embedding_idx`.execute(trx);
+        await dropVectorIndex(trx);
         await sql`alter table chunks alter column embedding type ${sql.raw(`vector(${embedder.dimension})`)} using null`.execute(trx);
       });
     }
@@ -60,7 +61,7 @@ export async function reindexCommand(args: string[], config: Config, out: (s: st
     }
     if (resize) {
       out('\nrebuilding the vector index…');
-      await sql`create index chunks_embedding_idx on chunks using hnsw (embedding vector_cosine_ops)`.execute(db);
+      await createVectorIndex(db, database.kind);
     }
     await writeStoreEmbedding(db, { model: embedder.model, dimension: embedder.dimension });
     const seconds = (performance.now() - started) / 1000;

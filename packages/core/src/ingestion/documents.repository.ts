@@ -38,6 +38,20 @@ export function toVectorLiteral(vector: readonly number[]): string {
   return `${out}]`;
 }
 
+/**
+ * pgvector's binary form of a vector (int16 dimension, int16 unused, big-endian float4s): sent
+ * as a binary parameter, the server copies it instead of parsing a thousand decimal numbers.
+ * node-postgres sends a Buffer parameter in binary; PGlite does not, so it gets the literal.
+ */
+export function toVectorBinary(vector: readonly number[]): Buffer {
+  const buffer = Buffer.allocUnsafe(4 + 4 * vector.length);
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  view.setInt16(0, vector.length);
+  view.setInt16(2, 0);
+  for (let i = 0; i < vector.length; i++) view.setFloat32(4 + 4 * i, vector[i]!);
+  return buffer;
+}
+
 export class DocumentsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 

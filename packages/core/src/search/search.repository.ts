@@ -1,6 +1,6 @@
-import type { DB } from '@kb/db';
+import { indexedEmbedding, indexedQueryVector, vectorIndexPrecision, type Database, type DB } from '@kb/db';
 import { sql, type Kysely } from 'kysely';
-import { toVectorLiteral } from '../ingestion/documents.repository.ts';
+import { toVectorBinary, toVectorLiteral } from '../ingestion/documents.repository.ts';
 
 export interface ChunkHit {
   chunkId: string;
@@ -35,14 +35,19 @@ const SELECTIVE_FRACTION = 0.2;
 const STATS_TTL_MS = 5_000;
 
 export class SearchRepository {
+  private readonly db: Kysely<DB>;
+  private readonly vectorDb: Kysely<DB> | null;
+  private readonly kind: Database['kind'];
+
   /**
-   * @param vectorDb connections that start with enable_seqscan off (Database.vectorDb), or null
-   *   to turn it off per search in a transaction (the embedded store, where that costs nothing).
+   * `database.vectorDb`: connections that start with enable_seqscan off, or null to turn it off
+   * per search in a transaction (the embedded store, where that costs nothing).
    */
-  constructor(
-    private readonly db: Kysely<DB>,
-    private readonly vectorDb: Kysely<DB> | null = null,
-  ) {}
+  constructor(database: Pick<Database, 'db' | 'vectorDb' | 'kind'>) {
+    this.db = database.db;
+    this.vectorDb = database.vectorDb;
+    this.kind = database.kind;
+  }
 
   /**
    * Nearest child chunks by cosine distance. The HNSW index serves the ORDER BY ... LIMIT;
@@ -50,7 +55,10 @@ export class SearchRepository {
    * (a plain HNSW scan would filter its first ef_search candidates and return fewer).
    */
   async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
-    const literal = toVectorLiteral(vector);
+    // The query vector's length is the store's dimension (the embedder was checked against it).
+    const precision = vectorIndexPrecision(this.kind, vector.length);
+    const embedding = indexedEmbedding(precision, vector.length, sql.ref('c.embedding'));
+    const queryVector = indexedQueryVector(precision, vector.length, this.kind === 'postgres' ? toVectorBinary(vector) : toVectorLiteral(vector));
     const filter = namespaces ? sql`where c.namespace = any(${[...namespaces]}::text[])` : sql``;
     const query = (executor: Kysely<DB>) => sql<ScoredHit>`
       select n.id as "chunkId", n.document_id as "documentId", d.title as "documentTitle",
@@ -58,10 +66,10 @@ export class SearchRepository {
              n.distance as raw
       from (
         select c.id, c.document_id, c.heading_path, c.content, c.namespace, c.token_count,
-               c.embedding <=> ${literal}::vector as distance
+               ${embedding} <=> ${queryVector} as distance
         from chunks c
         ${filter}
-        order by c.embedding <=> ${literal}::vector
+        order by ${embedding} <=> ${queryVector}
         limit ${limit}
       ) n
       join documents d on d.id = n.document_id`.execute(executor);

@@ -29,7 +29,7 @@ export class SearchService {
     private readonly embedder: Embedder,
     private readonly logger: Logger,
   ) {
-    this.repository = new SearchRepository(database.db, database.vectorDb);
+    this.repository = new SearchRepository(database);
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<number[]> {

@@ -1,10 +1,13 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initialMigration } from './20261121T0000_initial.ts';
 import { chunkParentIndexMigration } from './20261121T0100_chunk_parent_index.ts';
+import { halfPrecisionVectorIndexMigration } from './20261122T0000_half_precision_vector_index.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
   embeddingDimension: number;
+  /** The store the migrations run on (their index definitions differ). */
+  kind: 'postgres' | 'pglite';
 }
 
 /** Every migration, in order. Names are timestamps; a migration never changes once released. */
@@ -14,6 +17,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
       return {
         '20261121T0000_initial': initialMigration(options.embeddingDimension),
         '20261121T0100_chunk_parent_index': chunkParentIndexMigration,
+        '20261122T0000_half_precision_vector_index': halfPrecisionVectorIndexMigration(options.kind),
       };
     },
   };
