@@ -1,5 +1,5 @@
 import { indexedEmbedding, indexedQueryVector, vectorIndexPrecision, type Database, type DB } from '@kb/db';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toVectorBinary, toVectorLiteral } from '../ingestion/documents.repository.ts';
 
 export interface ChunkHit {
@@ -33,6 +33,34 @@ const BM25_B = 0.4;
 /** Terms in more than this share of chunks do not make candidates on their own. */
 const SELECTIVE_FRACTION = 0.2;
 const STATS_TTL_MS = 5_000;
+/** Chunk frequencies a lexical ranking round may add up to (see SearchRepository.lexical). */
+const CANDIDATE_BUDGET = 2_000;
+
+/**
+ * A lexeme as a tsquery operand. tsquery input takes a quoted operand verbatim, so a lexeme such
+ * as "day-old" stays one lexeme (to_tsquery would parse it again into a phrase of its parts and
+ * match something else).
+ */
+function tsqueryOperand(lexeme: string): string {
+  return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+
+/** {@link tsqueryOperand} in SQL, as a one-lexeme tsquery. */
+function lexemeQuery(lexeme: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')::tsquery`;
+}
+
+/**
+ * How often a one-term tsquery's lexeme occurs in a tsvector, computed by PostgreSQL's C code
+ * instead of unnesting the tsvector (several times faster per chunk). For one term whose
+ * positions all have the default weight (to_tsvector gives D, 0.1), ts_rank is
+ * 0.1 × (1 + 1/2² + ... + 1/tf²) / (π²/6), and 1 / (π²/6 − Σ_{j≤tf} 1/j²) ≈ tf + 0.5, so rounding
+ * recovers tf exactly (0 when the lexeme is absent; tested against unnest up to 256, the most
+ * positions a tsvector keeps).
+ */
+function termFrequency(tsvector: RawBuilder<unknown>, tsquery: RawBuilder<unknown>): RawBuilder<number> {
+  return sql<number>`round(1 / (1.6449340668482264 - 16.449340668482264 * ts_rank(${tsvector}, ${tsquery})::float8) - 0.5)`;
+}
 
 export class SearchRepository {
   private readonly db: Kysely<DB>;
@@ -127,7 +155,7 @@ export class SearchRepository {
           select unnest(lexemes) from words
         )
         select t.term,
-               (select count(*) from chunks where search_tsv @@ plainto_tsquery('simple', t.term)) as df,
+               (select count(*) from chunks where search_tsv @@ ${lexemeQuery(sql`t.term`)}) as df,
                t.term in (select term from query_terms) as "inQuery",
                array(select w.word from words w where t.term = any(w.lexemes)) as words
         from terms t`.execute(this.db)
@@ -147,6 +175,13 @@ export class SearchRepository {
    * selective terms (in at most a fifth of all chunks); a chunk that only holds very common
    * terms cannot outrank them. All terms count towards the score.
    *
+   * Candidates are scored in rounds, rarest selective terms first (MaxScore): a round scores the
+   * chunks that hold one of its terms and none of an earlier round's; after it, if even a chunk
+   * holding every remaining term as often as possible could not beat the `limit`-th score so far,
+   * the rest cannot enter the result and are never read. The result is that of scoring every
+   * candidate (up to ties at the cut), but a query with a rare and a common word reads the rare
+   * word's chunks only.
+   *
    * Also returns the chunk frequencies of `words`, each analysed as the index analyses text
    * (see {@link termFrequencies}), for rescoring the hits with another analysis.
    */
@@ -155,6 +190,7 @@ export class SearchRepository {
     namespaces: readonly string[] | null,
     limit: number,
     words: readonly string[] = [],
+    candidateBudget = CANDIDATE_BUDGET,
   ): Promise<{ hits: ScoredHit[]; wordFrequencies: Map<string, number> }> {
     const { n, avgdl } = await this.corpusStats();
     if (n === 0) return { hits: [], wordFrequencies: new Map() };
@@ -163,33 +199,59 @@ export class SearchRepository {
     const terms = frequencies.terms.filter((t) => t.df > 0);
     if (terms.length === 0) return { hits: [], wordFrequencies };
     const idf = terms.map((t) => Math.log(1 + (Math.max(n, t.df) - t.df + 0.5) / (t.df + 0.5)));
+    const bound = new Map(terms.map((t, i) => [t.term, idf[i]! * (BM25_K1 + 1)]));
     const selective = terms.filter((t) => t.df <= n * SELECTIVE_FRACTION);
-    const candidates = (selective.length > 0 ? selective : terms).map((t) => t.term);
+    const candidates = (selective.length > 0 ? selective : terms).slice().sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
     const filter = namespaces ? sql`and c.namespace = any(${[...namespaces]}::text[])` : sql``;
-    const rows = await sql<ScoredHit>`
-      with w as (
-        select * from unnest(${terms.map((t) => t.term)}::text[], ${idf}::float8[]) as w(term, idf)
-      ),
-      scored as (
-        select c.id, sum(w.idf * (u.tf * ${BM25_K1 + 1}::float8) / (u.tf + ${BM25_K1}::float8 * (${1 - BM25_B}::float8 + ${BM25_B}::float8 * c.token_count / ${avgdl}::float8))) as score
-        from chunks c
-        cross join lateral (
-          select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(c.search_tsv)
-        ) u
-        join w on w.term = u.lexeme
-        where c.search_tsv @@ to_tsquery('simple', ${candidates.map((t) => `'${t.replace(/'/g, "''")}'`).join(' | ')}) ${filter}
-        group by c.id
-        order by score desc
-        limit ${limit}
-      )
-      select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle",
-             c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
-             s.score as raw
-      from scored s
-      join chunks c on c.id = s.id
-      join documents d on d.id = c.document_id
-      order by s.score desc`.execute(this.db);
-    return { hits: rows.rows.map((r) => ({ ...r, raw: Number(r.raw) })), wordFrequencies };
+    const tsquery = (ts: readonly { term: string }[]) => ts.map((t) => tsqueryOperand(t.term)).join(' | ');
+    const scoreRound = async (round: readonly { term: string }[], earlier: readonly { term: string }[]): Promise<ScoredHit[]> => {
+      const excluded = earlier.length > 0 ? sql`and not c.search_tsv @@ ${tsquery(earlier)}::tsquery` : sql``;
+      const rows = await sql<ScoredHit>`
+        with w as (
+          select ${lexemeQuery(sql`term`)} as q, idf
+          from unnest(${terms.map((t) => t.term)}::text[], ${idf}::float8[]) as w(term, idf)
+        ),
+        scored as (
+          select c.id, (
+            select sum(w.idf * (${BM25_K1 + 1}::float8 - ${BM25_K1 + 1}::float8 * k.k / (${termFrequency(sql`c.search_tsv`, sql`w.q`)} + k.k)))
+            from w
+          ) as score
+          from chunks c
+          cross join lateral (
+            select ${BM25_K1}::float8 * (${1 - BM25_B}::float8 + ${BM25_B}::float8 * c.token_count / ${avgdl}::float8) as k
+          ) k
+          where c.search_tsv @@ ${tsquery(round)}::tsquery ${excluded} ${filter}
+          order by score desc, c.id
+          limit ${limit}
+        )
+        select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle",
+               c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
+               s.score as raw
+        from scored s
+        join chunks c on c.id = s.id
+        join documents d on d.id = c.document_id`.execute(this.db);
+      return rows.rows.map((r) => ({ ...r, raw: Number(r.raw) }));
+    };
+
+    let hits: ScoredHit[] = [];
+    let scored = 0;
+    while (scored < candidates.length) {
+      // This round: the next candidate term, and more while their chunk frequencies fit the budget.
+      let end = scored + 1;
+      let chunks = candidates[scored]!.df;
+      while (end < candidates.length && chunks + candidates[end]!.df <= candidateBudget) chunks += candidates[end++]!.df;
+      const round = candidates.slice(scored, end);
+      hits = [...hits, ...(await scoreRound(round, candidates.slice(0, scored)))]
+        .sort((a, b) => b.raw - a.raw || (a.chunkId < b.chunkId ? -1 : 1))
+        .slice(0, limit);
+      scored = end;
+      if (hits.length < limit) continue;
+      // A chunk holding none of the terms scored so far can score at most the bounds of the others.
+      const rest = candidates.slice(scored).map((t) => t.term);
+      const others = terms.filter((t) => !candidates.slice(0, scored).includes(t)).reduce((sum, t) => sum + bound.get(t.term)!, 0);
+      if (rest.length === 0 || others <= hits[limit - 1]!.raw) break;
+    }
+    return { hits, wordFrequencies };
   }
 
   /** Stored vectors of some chunks (pseudo-relevance feedback). */

@@ -1,0 +1,92 @@
+import { createLogger } from '@kb/core';
+import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../src/embeddings/local.ts';
+import { IngestionService } from '../src/ingestion/ingestion.service.ts';
+import { SearchRepository } from '../src/search/search.repository.ts';
+import { prng } from '../src/wiki/fake-confluence.ts';
+
+const kinds = await testStoreKinds();
+
+/**
+ * Documents over a small vocabulary with very uneven word frequencies: a few words occur in most
+ * chunks, most in a handful, so queries mix rare and common terms.
+ */
+function corpus(count: number): Array<{ title: string; slug: string; content: string }> {
+  const random = prng(7);
+  const vocabulary = Array.from({ length: 120 }, (_, i) => `term${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`);
+  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(vocabulary.length * random() ** 3))]!;
+  return Array.from({ length: count }, (_, d) => ({
+    title: `Document ${d}`,
+    slug: `doc-${d}`,
+    // Some chunks hold a hyphenated compound, which the index keeps as one lexeme and its parts.
+    content: Array.from({ length: 3 }, (_, s) => `## Part ${s}\n\n${Array.from({ length: 10 + Math.floor(random() * 40) }, word).join(' ')}${(d + s) % 7 === 0 ? ' day-old samples' : ''}.`).join('\n\n'),
+  }));
+}
+
+describe.each(kinds)('lexical ranking on %s', (kind) => {
+  let store: TestDatabase;
+  let repository: SearchRepository;
+
+  beforeAll(async () => {
+    store = await createTestDatabase(kind);
+    const ingestion = new IngestionService(store.database, new LocalEmbedder(), createLogger({ level: 'silent' }));
+    for (const result of await ingestion.ingestMany(corpus(80).map((d) => ({ namespace: 'user_docs' as const, ...d })))) {
+      if (result instanceof Error) throw result;
+    }
+    repository = new SearchRepository(store.database);
+  }, 60_000);
+  afterAll(() => store?.drop());
+
+  it('reads term frequencies from ts_rank exactly as unnesting the tsvector does', async () => {
+    const rows = await sql<{ k: number; unnested: number; ranked: number }>`
+      with v as (
+        select k, to_tsvector('english', repeat('zebra ', k) || 'other words') as tsv from generate_series(0, 300) as k
+      )
+      select k,
+             coalesce((select array_length(positions, 1) from unnest(tsv) where lexeme = 'zebra'), 0) as unnested,
+             round(1 / (1.6449340668482264 - 16.449340668482264 * ts_rank(tsv, to_tsquery('simple', 'zebra'))::float8) - 0.5) as ranked
+      from v`.execute(store.database.db);
+    expect(rows.rows).toHaveLength(301);
+    for (const row of rows.rows) expect(Number(row.ranked)).toBe(Number(row.unnested));
+  });
+
+  it('returns what scoring every candidate returns when it scores in rounds', async () => {
+    const queries = ['termaax termbbx', 'termzdx termaax', 'termqcx termabx termacx', 'termabx', 'termmax termnax termoax termaax termbax', 'day-old termbax'];
+    let rounds = 0;
+    for (const query of queries) {
+      const all = await repository.lexical(query, null, 10, [], Number.POSITIVE_INFINITY);
+      const bounded = await repository.lexical(query, null, 10, [], 1);
+      expect(bounded.hits.map((h) => [h.chunkId, h.raw.toFixed(9)])).toEqual(all.hits.map((h) => [h.chunkId, h.raw.toFixed(9)]));
+      expect(all.hits.length).toBeGreaterThan(0);
+      rounds++;
+    }
+    expect(rounds).toBe(queries.length);
+  });
+
+  it.each(['termzdx termaax termbbx', 'day-old termaax'])('scores each hit of "%s" as BM25 computed from the unnested tsvectors', async (query) => {
+    const { hits } = await repository.lexical(query, null, 10);
+    expect(hits.length).toBeGreaterThan(3);
+    if (query.startsWith('day-old')) expect(hits[0]!.content).toContain('day-old');
+    const { n, avgdl } = await repository.corpusStats();
+    const expected = await sql<{ id: string; score: number }>`
+      with q as (select lexeme as term from unnest(to_tsvector('english', ${query}))),
+      w as (
+        select term, ln(1 + (${n}::float8 - df + 0.5) / (df + 0.5)) as idf
+        from (
+          select term, (select count(*) from chunks c where exists (select 1 from unnest(c.search_tsv) u where u.lexeme = q.term))::float8 as df
+          from q
+        ) t
+      )
+      select c.id, sum(w.idf * (u.tf * 1.9) / (u.tf + 0.9 * (0.6 + 0.4 * c.token_count / ${avgdl}::float8))) as score
+      from chunks c
+      cross join lateral (select lexeme, array_length(positions, 1)::float8 as tf from unnest(c.search_tsv)) u
+      join w on w.term = u.lexeme
+      where c.id = any(${hits.map((h) => h.chunkId)}::uuid[])
+      group by c.id`.execute(store.database.db);
+    const byId = new Map(expected.rows.map((r) => [r.id, Number(r.score)]));
+    for (const hit of hits) expect(hit.raw).toBeCloseTo(byId.get(hit.chunkId)!, 9);
+    for (let i = 1; i < hits.length; i++) expect(hits[i]!.raw).toBeLessThanOrEqual(hits[i - 1]!.raw);
+  });
+});
