@@ -215,6 +215,7 @@ export class SearchRepository {
           select c.id, (
             select sum(w.idf * (${BM25_K1 + 1}::float8 - ${BM25_K1 + 1}::float8 * k.k / (${termFrequency(sql`c.search_tsv`, sql`w.q`)} + k.k)))
             from w
+            where c.search_tsv @@ w.q
           ) as score
           from chunks c
           cross join lateral (
