@@ -42,4 +42,10 @@ describe('loadConfig', () => {
     expect(variables).toEqual(['DATABASE_URL', 'KB_ADMIN_PASSWORD', 'KB_ALLOW_PRIVATE_URLS', 'PORT']);
     expect((error as ConfigError).message).toContain('PORT:');
   });
+
+  it('accepts embedding dimensions pgvector can index, up to 4,000', () => {
+    expect(loadConfig({ KB_EMBEDDING_DIM: '2048' }).embedding.dimension).toBe(2048);
+    expect(loadConfig({ KB_EMBEDDING_DIM: '4000' }).embedding.dimension).toBe(4000);
+    expect(() => loadConfig({ KB_EMBEDDING_DIM: '4001' })).toThrow(/KB_EMBEDDING_DIM: must be at most 4000/);
+  });
 });
