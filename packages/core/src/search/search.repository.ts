@@ -246,11 +246,11 @@ export class SearchRepository {
         .sort((a, b) => b.raw - a.raw || (a.chunkId < b.chunkId ? -1 : 1))
         .slice(0, limit);
       scored = end;
-      if (hits.length < limit) continue;
+      if (hits.length < limit || scored === candidates.length) continue;
       // A chunk holding none of the terms scored so far can score at most the bounds of the others.
-      const rest = candidates.slice(scored).map((t) => t.term);
-      const others = terms.filter((t) => !candidates.slice(0, scored).includes(t)).reduce((sum, t) => sum + bound.get(t.term)!, 0);
-      if (rest.length === 0 || others <= hits[limit - 1]!.raw) break;
+      const done = new Set(candidates.slice(0, scored));
+      const others = terms.reduce((sum, t) => (done.has(t) ? sum : sum + bound.get(t.term)!), 0);
+      if (others <= hits[limit - 1]!.raw) break;
     }
     return { hits, wordFrequencies };
   }
