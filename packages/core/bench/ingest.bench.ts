@@ -7,7 +7,8 @@
  * - write: pipeline steps 2-4 and 7 (the transaction) for every document of a Markdown corpus,
  *   with the vector index present; chunking and embedding are done beforehand and reported apart;
  * - re-ingest: the same corpus again, unchanged, through IngestionService.ingestMany;
- * - search: semantic search (server side, the query embedding excluded) at --search-chunks chunks.
+ * - search: semantic search (server side, the query embedding excluded) at --search-chunks chunks,
+ *   and hybrid search through the service with page titles as queries.
  * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is used to
  * create and drop a scratch database.
  */
@@ -23,6 +24,7 @@ import { DocumentsRepository, toVectorLiteral } from '../src/ingestion/documents
 import { embeddingText, IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { createLogger } from '../src/logger.ts';
 import { SearchRepository } from '../src/search/search.repository.ts';
+import { SearchService } from '../src/search/search.service.ts';
 import { openScratchDatabase } from './scratch-database.ts';
 
 const { values } = parseArgs({
@@ -189,6 +191,21 @@ try {
   console.log(`  search     p50 ${pct(latencies, 0.5)} ms, p95 ${pct(latencies, 0.95)} ms at ${Math.max(target, stored)} chunks (semantic, topK 5, query embedding excluded)`);
   if (database.vectorDb) console.log(`  (the same in a per-search transaction: p50 ${pct(transactional, 0.5)} ms, p95 ${pct(transactional, 0.95)} ms)`);
   console.log(`  filtered   p50 ${pct(filtered, 0.5)} ms, p95 ${pct(filtered, 0.95)} ms (namespace filter matching no chunk: worst case of iterative scans)`);
+
+  // Hybrid search through the service, with page titles as queries (what people type).
+  const searchService = new SearchService(database, embedder, logger);
+  const titles = docs
+    .map((d) => /^title:\s*["']?(.+?)["']?\s*$/m.exec(d.content)?.[1] ?? /^#\s+(.+)$/m.exec(d.content)?.[1])
+    .filter((title): title is string => title !== undefined)
+    .slice(0, Number(values.queries));
+  for (const query of titles.slice(0, 5)) await searchService.search({ query, topK: 5, mode: 'hybrid' }); // warm-up
+  const hybrid: number[] = [];
+  for (const query of titles) {
+    const s = performance.now();
+    await searchService.search({ query, topK: 5, mode: 'hybrid' });
+    hybrid.push(performance.now() - s);
+  }
+  console.log(`  hybrid     p50 ${pct(hybrid, 0.5)} ms, p95 ${pct(hybrid, 0.95)} ms (${hybrid.length} page titles as queries, topK 5, local query embedding included)`);
 } finally {
   await drop();
 }
