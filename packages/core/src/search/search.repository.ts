@@ -55,8 +55,8 @@ function lexemeQuery(lexeme: RawBuilder<unknown>): RawBuilder<unknown> {
  * instead of unnesting the tsvector (several times faster per chunk). For one term whose
  * positions all have the default weight (to_tsvector gives D, 0.1), ts_rank is
  * 0.1 × (1 + 1/2² + ... + 1/tf²) / (π²/6), and 1 / (π²/6 − Σ_{j≤tf} 1/j²) ≈ tf + 0.5, so rounding
- * recovers tf exactly (0 when the lexeme is absent; tested against unnest up to 256, the most
- * positions a tsvector keeps).
+ * recovers tf exactly (0 when the lexeme is absent; tested against unnest for 0-300 occurrences,
+ * of which a tsvector keeps at most 255 positions).
  */
 function termFrequency(tsvector: RawBuilder<unknown>, tsquery: RawBuilder<unknown>): RawBuilder<number> {
   return sql<number>`round(1 / (1.6449340668482264 - 16.449340668482264 * ts_rank(${tsvector}, ${tsquery})::float8) - 0.5)`;
