@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createVectorIndex, indexedEmbedding, indexedQueryVector, vectorIndexPrecision } from '@kb/db';
+import { createVectorIndex, vectorDistance } from '@kb/db';
 import { sql } from 'kysely';
 import { chunkMarkdown } from '../src/chunking/index.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
@@ -154,10 +154,8 @@ try {
   for (const v of queryVectors.slice(0, 10)) await search.nearest(v, null, 5); // warm-up
   if (process.env.BENCH_EXPLAIN) {
     const v = queryVectors[0]!;
-    const precision = vectorIndexPrecision(database.kind, v.length);
     const plan = await sql<{ 'QUERY PLAN': string }>`explain analyze select id from chunks
-      order by ${indexedEmbedding(precision, v.length, sql.ref('embedding'))} <=> ${indexedQueryVector(precision, v.length, toVectorLiteral(v))}
-      limit 5`.execute(database.vectorDb ?? database.db);
+      order by ${vectorDistance(database.kind, v.length, sql.ref('embedding'), toVectorLiteral(v))} limit 5`.execute(database.vectorDb ?? database.db);
     console.log(plan.rows.map((r) => r['QUERY PLAN'].slice(0, 160)).join('\n'));
   }
   // Interleaved with the same search through a per-search transaction (how the embedded store

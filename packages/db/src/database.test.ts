@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase, indexedEmbedding, indexedQueryVector, StoreLockedError } from './index.ts';
+import { createDatabase, StoreLockedError, vectorDistance } from './index.ts';
 import { createEmptyPostgresDatabase, createTestDatabase, testStoreKinds } from './testing.ts';
 
 const kinds = await testStoreKinds();
@@ -76,7 +76,7 @@ describe.runIf(kinds.includes('postgres'))('vector search connections on postgre
       expect(await setting(database.db)).toEqual({ enable_seqscan: 'on', ef: '100' });
       expect(await setting(database.vectorDb!)).toEqual({ enable_seqscan: 'off', ef: '100' });
       const zero = `[${new Array(1024).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(',')}]`;
-      const order = sql`${indexedEmbedding('half', 1024, sql.ref('embedding'))} <=> ${indexedQueryVector('half', 1024, sql.lit(zero))}`;
+      const order = vectorDistance('postgres', 1024, sql.ref('embedding'), sql.lit(zero));
       const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from chunks order by ${order} limit 5`.execute(database.vectorDb!);
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/chunks_embedding_idx/);
     } finally {
@@ -98,7 +98,7 @@ describe('vector index precision', () => {
   });
 
   it('refuses to index more dimensions than pgvector can', () => {
-    expect(() => indexedEmbedding('half', 4001, sql.ref('embedding'))).toThrow(RangeError);
+    expect(() => vectorDistance('postgres', 4001, sql.ref('embedding'), '[0]')).toThrow(RangeError);
   });
 });
 

@@ -9,11 +9,10 @@ export {
   dropVectorIndex,
   embeddingColumnDimension,
   ensureVectorIndex,
-  indexedEmbedding,
-  indexedQueryVector,
   MAX_INDEXED_DIMENSION,
   VECTOR_INDEX,
   vectorIndexExists,
+  vectorDistance,
   vectorIndexPrecision,
 } from './vector-index.ts';
 export type { VectorIndexPrecision } from './vector-index.ts';

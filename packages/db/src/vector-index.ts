@@ -27,17 +27,25 @@ export function vectorIndexPrecision(kind: 'postgres' | 'pglite', dimension: num
   return kind === 'postgres' || dimension > MAX_VECTOR_INDEX_DIMENSION ? 'half' : 'full';
 }
 
-/**
- * The expression the index is built on, for a column reference: a nearest-neighbour query must
- * order by exactly this expression (compared with {@link indexedQueryVector}) to use the index.
- */
-export function indexedEmbedding(precision: VectorIndexPrecision, dimension: number, column: RawBuilder<unknown>): RawBuilder<unknown> {
+/** The expression the index is built on, for a column reference. */
+function indexedEmbedding(precision: VectorIndexPrecision, dimension: number, column: RawBuilder<unknown>): RawBuilder<unknown> {
   return precision === 'half' ? sql`(${column})::${sql.raw(`halfvec(${checkedDimension(dimension)})`)}` : column;
 }
 
-/** A query vector parameter (vector text or pgvector's binary form) as the index compares it. */
-export function indexedQueryVector(precision: VectorIndexPrecision, dimension: number, parameter: unknown): RawBuilder<unknown> {
-  return precision === 'half' ? sql`${parameter}::vector::${sql.raw(`halfvec(${checkedDimension(dimension)})`)}` : sql`${parameter}::vector`;
+/**
+ * The cosine distance between an embedding column and a query vector parameter (vector text or
+ * pgvector's binary form), written as the store's index compares them: a nearest-neighbour
+ * query that orders by this expression uses the index.
+ */
+export function vectorDistance(
+  kind: 'postgres' | 'pglite',
+  dimension: number,
+  column: RawBuilder<unknown>,
+  queryVector: unknown,
+): RawBuilder<number> {
+  const precision = vectorIndexPrecision(kind, dimension);
+  const query = precision === 'half' ? sql`${queryVector}::vector::${sql.raw(`halfvec(${checkedDimension(dimension)})`)}` : sql`${queryVector}::vector`;
+  return sql<number>`${indexedEmbedding(precision, dimension, column)} <=> ${query}`;
 }
 
 function checkedDimension(dimension: number): number {

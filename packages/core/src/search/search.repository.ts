@@ -1,4 +1,4 @@
-import { indexedEmbedding, indexedQueryVector, vectorIndexPrecision, type Database, type DB } from '@kb/db';
+import { vectorDistance, type Database, type DB } from '@kb/db';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toVectorBinary, toVectorLiteral } from '../ingestion/documents.repository.ts';
 
@@ -84,9 +84,7 @@ export class SearchRepository {
    */
   async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
     // The query vector's length is the store's dimension (the embedder was checked against it).
-    const precision = vectorIndexPrecision(this.kind, vector.length);
-    const embedding = indexedEmbedding(precision, vector.length, sql.ref('c.embedding'));
-    const queryVector = indexedQueryVector(precision, vector.length, this.kind === 'postgres' ? toVectorBinary(vector) : toVectorLiteral(vector));
+    const distance = vectorDistance(this.kind, vector.length, sql.ref('c.embedding'), this.kind === 'postgres' ? toVectorBinary(vector) : toVectorLiteral(vector));
     const filter = namespaces ? sql`where c.namespace = any(${[...namespaces]}::text[])` : sql``;
     const query = (executor: Kysely<DB>) => sql<ScoredHit>`
       select n.id as "chunkId", n.document_id as "documentId", d.title as "documentTitle",
@@ -94,10 +92,10 @@ export class SearchRepository {
              n.distance as raw
       from (
         select c.id, c.document_id, c.heading_path, c.content, c.namespace, c.token_count,
-               ${embedding} <=> ${queryVector} as distance
+               ${distance} as distance
         from chunks c
         ${filter}
-        order by ${embedding} <=> ${queryVector}
+        order by ${distance}
         limit ${limit}
       ) n
       join documents d on d.id = n.document_id`.execute(executor);
