@@ -1,7 +1,7 @@
 import type { Config } from '@kb/config';
 import { BullJobQueue, checkStoreEmbedding, createEmbedder, createLogger, createServices, JobWorker, type Logger, type Services } from '@kb/core';
 import { createDatabase, type Database } from '@kb/db';
-import { StartupError } from './app.ts';
+import { migrationHooks, StartupError } from './app.ts';
 
 export interface RunningWorker {
   services: Services;
@@ -41,7 +41,7 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
   let services: Services | undefined;
   let worker: JobWorker | undefined;
   try {
-    const applied = await database.migrate();
+    const applied = await database.migrate(migrationHooks(logger));
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
     await checkStoreEmbedding(database.db, embedder);
     services = createServices({ config, database, logger, redis: null, embedder });

@@ -36,7 +36,9 @@ export async function openStore(config: Config, onMigrated?: (applied: string[])
     throw error;
   }
   try {
-    const applied = await database.migrate();
+    const applied = await database.migrate({
+      beforeVectorIndexBuild: () => process.stderr.write('Building the vector index (about 15 s per 100,000 chunks on PostgreSQL)...\n'),
+    });
     onMigrated?.(applied);
   } catch (error) {
     await database.close();

@@ -1,6 +1,7 @@
 /**
  * The store a benchmark runs against: a PGlite store in memory, or a scratch PostgreSQL database
- * (BENCH_DATABASE_URL, default the local server) created for the run and dropped after it.
+ * (BENCH_DATABASE_URL, default the local server) created for the run and dropped after it, unless
+ * BENCH_KEEP is set (its name is printed, to inspect query plans at the benchmark's size).
  */
 import { randomBytes } from 'node:crypto';
 import { createDatabase, type Database } from '@kb/db';
@@ -32,6 +33,10 @@ export async function openScratchDatabase(store: string): Promise<{ database: Da
     database,
     async drop() {
       await database.close();
+      if (process.env.BENCH_KEEP) {
+        console.log(`  (kept the scratch database ${name})`);
+        return;
+      }
       await admin(`drop database if exists ${name} with (force)`);
     },
   };

@@ -9,10 +9,14 @@ export {
   dropVectorIndex,
   embeddingColumnDimension,
   ensureVectorIndex,
+  exactVectorDistance,
+  INDEXED_PREFIX,
+  indexedDimension,
   MAX_INDEXED_DIMENSION,
   VECTOR_INDEX,
   vectorIndexExists,
   vectorDistance,
   vectorIndexPrecision,
+  shortlistSize,
 } from './vector-index.ts';
 export type { VectorIndexPrecision } from './vector-index.ts';

@@ -8,34 +8,67 @@ import type { DB } from './schema.ts';
  */
 export const VECTOR_INDEX = 'chunks_embedding_idx';
 
-/** pgvector's HNSW limits: dimensions a `vector` and a `halfvec` index can hold. */
-const MAX_VECTOR_INDEX_DIMENSION = 2000;
+/** Widest embedding column the store accepts (pgvector's half-precision limit). */
 export const MAX_INDEXED_DIMENSION = 4000;
+
+/**
+ * Components of a longer vector the index holds: its first 512, a shortlist that searches
+ * rerank by the whole vector (see {@link shortlistSize}).
+ *
+ * Matryoshka-trained models (voyage-3.5, voyage-3-large, voyage-code-3) make a prefix of their
+ * output a valid embedding of its own; for the built-in embedder's hashed features a prefix is a
+ * hashed embedding with fewer buckets. Graph maintenance cost grows with the indexed dimension:
+ * a 512-component index inserts a new vector in about 60% of the time a 1,024-component one
+ * takes and is half its size, and searching it plus reranking the shortlist is cheaper than
+ * walking the full-width graph, for the same recall (docs/benchmarks.md).
+ */
+export const INDEXED_PREFIX = 512;
+
+/** Shortlist of a search: at least this many candidates ... */
+const SHORTLIST_MIN = 40;
+/** ... and this many per result asked for. */
+const SHORTLIST_PER_RESULT = 2;
 
 /**
  * How the index holds vectors. The column always keeps full precision; the index may hold a
  * half-precision copy:
- * - PostgreSQL: halfvec. A third of the index's size (2 KB a 1,024-dimension vector, several a
- *   page, instead of one 4 KB vector a page), inserts about 25% cheaper and searches cheaper,
- *   for a recall within a point of the full-precision graph's.
+ * - PostgreSQL: halfvec. Half the index's size and cheaper distance computations, for a recall
+ *   within a point of the full-precision graph's.
  * - PGlite: vector, because its WebAssembly build converts half floats in software (inserts 6x
- *   slower than with full precision), unless the dimension is above what a vector index holds.
+ *   slower than with full precision).
  */
 export type VectorIndexPrecision = 'half' | 'full';
 
-export function vectorIndexPrecision(kind: 'postgres' | 'pglite', dimension: number): VectorIndexPrecision {
-  return kind === 'postgres' || dimension > MAX_VECTOR_INDEX_DIMENSION ? 'half' : 'full';
+export function vectorIndexPrecision(kind: 'postgres' | 'pglite'): VectorIndexPrecision {
+  return kind === 'postgres' ? 'half' : 'full';
 }
 
-/** The expression the index is built on, for a column reference. */
-function indexedEmbedding(precision: VectorIndexPrecision, dimension: number, column: RawBuilder<unknown>): RawBuilder<unknown> {
-  return precision === 'half' ? sql`(${column})::${sql.raw(`halfvec(${checkedDimension(dimension)})`)}` : column;
+/** Components the index holds of a vector of `dimension` components. */
+export function indexedDimension(dimension: number): number {
+  return Math.min(checkedDimension(dimension), INDEXED_PREFIX);
+}
+
+/**
+ * Candidates a search for `limit` results takes from the index before reranking them by the
+ * whole vector, or null when the index holds whole vectors (its order is the answer).
+ */
+export function shortlistSize(dimension: number, limit: number): number | null {
+  return indexedDimension(dimension) < dimension ? Math.max(SHORTLIST_MIN, SHORTLIST_PER_RESULT * limit) : null;
+}
+
+/** The indexed form of a vector expression (a column, or a query vector cast to vector). */
+function indexedForm(kind: 'postgres' | 'pglite', dimension: number, vector: RawBuilder<unknown>): RawBuilder<unknown> {
+  const indexed = indexedDimension(dimension);
+  const prefix = indexed < dimension ? sql`subvector(${vector}, 1, ${sql.lit(indexed)})` : vector;
+  if (vectorIndexPrecision(kind) === 'half') return sql`(${prefix})::${sql.raw(`halfvec(${indexed})`)}`;
+  return indexed < dimension ? sql`(${prefix})::${sql.raw(`vector(${indexed})`)}` : prefix;
 }
 
 /**
  * The cosine distance between an embedding column and a query vector parameter (vector text or
  * pgvector's binary form), written as the store's index compares them: a nearest-neighbour
- * query that orders by this expression uses the index.
+ * query that orders by this expression uses the index. When the index holds a prefix, this is
+ * the prefix's distance: rerank the shortlist with {@link exactVectorDistance}.
  */
 export function vectorDistance(
   kind: 'postgres' | 'pglite',
@@ -43,9 +76,12 @@ export function vectorDistance(
   column: RawBuilder<unknown>,
   queryVector: unknown,
 ): RawBuilder<number> {
-  const precision = vectorIndexPrecision(kind, dimension);
-  const query = precision === 'half' ? sql`${queryVector}::vector::${sql.raw(`halfvec(${checkedDimension(dimension)})`)}` : sql`${queryVector}::vector`;
-  return sql<number>`${indexedEmbedding(precision, dimension, column)} <=> ${query}`;
+  return sql<number>`${indexedForm(kind, dimension, column)} <=> ${indexedForm(kind, dimension, sql`${queryVector}::vector`)}`;
+}
+
+/** The cosine distance between an embedding column and a query vector parameter, in full. */
+export function exactVectorDistance(column: RawBuilder<unknown>, queryVector: unknown): RawBuilder<number> {
+  return sql<number>`${column} <=> ${queryVector}::vector`;
 }
 
 function checkedDimension(dimension: number): number {
@@ -63,9 +99,25 @@ export async function embeddingColumnDimension(db: Kysely<DB>): Promise<number> 
   return result.rows[0]!.dimension;
 }
 
+/**
+ * What the index is built on, recorded as the index's comment: an index with another (or none,
+ * built by an earlier version) is rebuilt at the next start.
+ */
+function indexSignature(kind: 'postgres' | 'pglite', dimension: number): string {
+  return `hnsw cosine ${vectorIndexPrecision(kind)} ${indexedDimension(dimension)}/${dimension}`;
+}
+
+/** The index's recorded signature; undefined when there is no index, null when it has none. */
+async function existingSignature(db: Kysely<DB>): Promise<string | null | undefined> {
+  const result = await sql<{ signature: string | null }>`
+    select obj_description(c.oid, 'pg_class') as signature
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where c.relname = ${VECTOR_INDEX} and c.relkind = 'i' and n.nspname = current_schema()`.execute(db);
+  return result.rows.length === 0 ? undefined : result.rows[0]!.signature;
+}
+
 export async function vectorIndexExists(db: Kysely<DB>): Promise<boolean> {
-  const result = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where indexname = ${VECTOR_INDEX}`.execute(db);
-  return result.rows[0]!.n > 0;
+  return (await existingSignature(db)) !== undefined;
 }
 
 export async function dropVectorIndex(db: Kysely<DB>): Promise<void> {
@@ -75,15 +127,35 @@ export async function dropVectorIndex(db: Kysely<DB>): Promise<void> {
 /** Builds the index for the column's current dimension (the caller has dropped any other). */
 export async function createVectorIndex(db: Kysely<DB>, kind: 'postgres' | 'pglite'): Promise<void> {
   const dimension = await embeddingColumnDimension(db);
-  const precision = vectorIndexPrecision(kind, dimension);
-  const key = indexedEmbedding(precision, dimension, sql.ref('embedding'));
-  const opclass = sql.raw(precision === 'half' ? 'halfvec_cosine_ops' : 'vector_cosine_ops');
+  const key = indexedForm(kind, dimension, sql.ref('embedding'));
+  const opclass = sql.raw(vectorIndexPrecision(kind) === 'half' ? 'halfvec_cosine_ops' : 'vector_cosine_ops');
   await sql`create index if not exists ${sql.ref(VECTOR_INDEX)} on chunks using hnsw ((${key}) ${opclass})`.execute(db);
+  await sql`comment on index ${sql.ref(VECTOR_INDEX)} is ${sql.lit(indexSignature(kind, dimension))}`.execute(db);
 }
 
-/** Creates the index if it is missing; returns whether it had to. */
-export async function ensureVectorIndex(db: Kysely<DB>, kind: 'postgres' | 'pglite'): Promise<boolean> {
-  if (await vectorIndexExists(db)) return false;
-  await createVectorIndex(db, kind);
-  return true;
+/**
+ * Makes the index exist as this version builds it: creates a missing one, rebuilds one built
+ * on another expression (an upgrade, or a new dimension). A rebuild reads every vector and
+ * blocks the chunks table meanwhile: about 15 s per 100,000 chunks on PostgreSQL.
+ */
+export async function ensureVectorIndex(
+  db: Kysely<DB>,
+  kind: 'postgres' | 'pglite',
+  beforeBuild?: (reason: 'missing' | 'outdated') => void,
+): Promise<'present' | 'created' | 'rebuilt'> {
+  const wanted = indexSignature(kind, await embeddingColumnDimension(db));
+  const current = await existingSignature(db);
+  if (current === wanted) return 'present';
+  return db.transaction().execute(async (trx) => {
+    // Processes starting together: one rebuilds, the others find it done.
+    if (kind === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${VECTOR_INDEX}))`.execute(trx);
+    const now = await existingSignature(trx);
+    if (now === wanted) return 'present';
+    if (beforeBuild && (await sql`select 1 from chunks limit 1`.execute(trx)).rows.length > 0) {
+      beforeBuild(now === undefined ? 'missing' : 'outdated');
+    }
+    await dropVectorIndex(trx);
+    await createVectorIndex(trx, kind);
+    return now === undefined ? 'created' : 'rebuilt';
+  });
 }

@@ -49,7 +49,7 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
   try {
     await database.migrate();
     const ingestion = new IngestionService(database, embedder, logger, { serving: false });
-    const search = new SearchService(database, embedder, logger);
+    const search = new SearchService(database, embedder, logger, { exact: values.exact });
 
     let started = performance.now();
     // A private, temporary store: load it in bulk and build the vector index once at the end.

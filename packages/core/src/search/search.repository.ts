@@ -1,4 +1,4 @@
-import { vectorDistance, type Database, type DB } from '@kb/db';
+import { exactVectorDistance, shortlistSize, vectorDistance, type Database, type DB } from '@kb/db';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toVectorBinary, toVectorLiteral } from '../ingestion/documents.repository.ts';
 
@@ -66,40 +66,64 @@ export class SearchRepository {
   private readonly db: Kysely<DB>;
   private readonly vectorDb: Kysely<DB> | null;
   private readonly kind: Database['kind'];
+  private readonly exact: boolean;
 
   /**
    * `database.vectorDb`: connections that start with enable_seqscan off, or null to turn it off
    * per search in a transaction (the embedded store, where that costs nothing).
+   * `options.exact`: rank by the whole vectors of every chunk, without the index (evaluation).
    */
-  constructor(database: Pick<Database, 'db' | 'vectorDb' | 'kind'>) {
+  constructor(database: Pick<Database, 'db' | 'vectorDb' | 'kind'>, options: { exact?: boolean } = {}) {
     this.db = database.db;
     this.vectorDb = database.vectorDb;
     this.kind = database.kind;
+    this.exact = options.exact ?? false;
   }
 
   /**
-   * Nearest child chunks by cosine distance. The HNSW index serves the ORDER BY ... LIMIT;
-   * with a namespace filter, iterative index scans keep scanning until `limit` rows match
-   * (a plain HNSW scan would filter its first ef_search candidates and return fewer).
+   * Nearest child chunks by cosine distance. The HNSW index serves the ORDER BY ... LIMIT (of a
+   * shortlist reranked by the whole vectors when it holds their prefixes, see @kb/db's
+   * vector-index.ts); with a namespace filter, iterative index scans keep scanning until the
+   * limit's rows match (a plain HNSW scan would filter its first ef_search candidates and
+   * return fewer).
    */
   async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
     // The query vector's length is the store's dimension (the embedder was checked against it).
-    const distance = vectorDistance(this.kind, vector.length, sql.ref('c.embedding'), this.kind === 'postgres' ? toVectorBinary(vector) : toVectorLiteral(vector));
+    const queryVector = this.kind === 'postgres' ? toVectorBinary(vector) : toVectorLiteral(vector);
+    const indexed = vectorDistance(this.kind, vector.length, sql.ref('c.embedding'), queryVector);
     const filter = namespaces ? sql`where c.namespace = any(${[...namespaces]}::text[])` : sql``;
+    const shortlist = shortlistSize(vector.length, limit);
+    // The index holds whole vectors: its order is the answer. It holds their prefixes: its best
+    // `shortlist` are reranked by the whole vectors.
+    const exact = exactVectorDistance(sql.ref('c.embedding'), queryVector);
+    const nearest = this.exact
+      ? sql`select c.id, ${exact} as distance from chunks c ${filter} order by ${exact} limit ${limit}`
+      : shortlist === null
+      ? sql`
+          select c.id, ${indexed} as distance
+          from chunks c
+          ${filter}
+          order by ${indexed}
+          limit ${limit}`
+      : sql`
+          select s.id, ${exactVectorDistance(sql.ref('s.embedding'), queryVector)} as distance
+          from (
+            select c.id, c.embedding
+            from chunks c
+            ${filter}
+            order by ${indexed}
+            limit ${shortlist}
+          ) s
+          order by distance
+          limit ${limit}`;
     const query = (executor: Kysely<DB>) => sql<ScoredHit>`
-      select n.id as "chunkId", n.document_id as "documentId", d.title as "documentTitle",
-             n.heading_path as "headingPath", n.content, n.namespace, n.token_count as "tokenCount",
+      select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle",
+             c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
              n.distance as raw
-      from (
-        select c.id, c.document_id, c.heading_path, c.content, c.namespace, c.token_count,
-               ${distance} as distance
-        from chunks c
-        ${filter}
-        order by ${distance}
-        limit ${limit}
-      ) n
-      join documents d on d.id = n.document_id`.execute(executor);
-    // pgvector costs an index scan by ef_search; at 100 the planner prefers reading and sorting
+      from (${nearest}) n
+      join chunks c on c.id = n.id
+      join documents d on d.id = c.document_id`.execute(executor);
+    // pgvector costs an index scan by ef_search; at 200 the planner prefers reading and sorting
     // the whole table in small and mid-sized stores, which is exact but detoasts a 4 KB vector
     // per row (85 ms a search at 8k chunks embedded, 16 ms at 3k on PostgreSQL). Sequential scans
     // are off for vector searches: on PostgreSQL their connections start that way (one round

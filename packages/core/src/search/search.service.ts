@@ -28,8 +28,10 @@ export class SearchService {
     database: Database,
     private readonly embedder: Embedder,
     private readonly logger: Logger,
+    /** `exact`: rank by the whole vectors of every chunk, without the vector index (evaluation). */
+    options: { exact?: boolean } = {},
   ) {
-    this.repository = new SearchRepository(database);
+    this.repository = new SearchRepository(database, options);
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<number[]> {

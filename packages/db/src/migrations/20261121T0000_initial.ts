@@ -61,8 +61,9 @@ export function initialMigration(embeddingDimension: number): Migration {
       )`.execute(db);
       await sql`create index chunks_document_idx on chunks (document_id, ordinal)`.execute(db);
       await sql`create index chunks_namespace_idx on chunks (namespace)`.execute(db);
-      // A full-precision HNSW index holds at most 2,000 dimensions; wider stores get theirs from
-      // the half-precision migration after this one.
+      // A full-precision HNSW index holds at most 2,000 dimensions; wider stores get theirs once
+      // the migrations are done (ensureVectorIndex, which also rebuilds this one as the current
+      // version defines it).
       if (embeddingDimension <= 2000) {
         await sql`create index chunks_embedding_idx on chunks using hnsw (embedding vector_cosine_ops)`.execute(db);
       }
