@@ -76,7 +76,7 @@ try {
   console.log(`  chunking   ${(chunkMs / docs.length).toFixed(2)} ms/document (${perSecond(docs.length, chunkMs)} documents/s)`);
   console.log(`  embedding  ${(embedMs / chunkCount).toFixed(3)} ms/chunk (local embedder)`);
 
-  const repository = new DocumentsRepository(database.db);
+  const repository = new DocumentsRepository(database.db, database.kind);
   const concurrency = values.store === 'pglite' ? 1 : 2;
   t = performance.now();
   let next = 0;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DB } from '@kb/db';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, DB } from '@kb/db';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { documentLockKey } from './content-hash.ts';
 
 export interface StoredChild {
@@ -52,8 +52,55 @@ export function toVectorBinary(vector: readonly number[]): Buffer {
   return buffer;
 }
 
+/**
+ * Many vectors as one binary PostgreSQL array of pgvector's `vector` (`elementType` is the type's
+ * oid, which the extension assigns at install): one parameter that the server copies element by
+ * element, where an array of vector literals costs the client escaping every string and the
+ * server parsing every number (1,024 of them a vector).
+ */
+export function toVectorArrayBinary(vectors: readonly (readonly number[])[], elementType: number): Buffer {
+  let size = 20;
+  for (const v of vectors) size += 8 + 4 * v.length;
+  const buffer = Buffer.allocUnsafe(size);
+  let at = buffer.writeInt32BE(1, 0); // dimensions
+  at = buffer.writeInt32BE(0, at); // no nulls
+  at = buffer.writeInt32BE(elementType, at);
+  at = buffer.writeInt32BE(vectors.length, at);
+  at = buffer.writeInt32BE(1, at); // lower bound
+  for (const v of vectors) {
+    at = buffer.writeInt32BE(4 + 4 * v.length, at);
+    at = buffer.writeInt16BE(v.length, at);
+    at = buffer.writeInt16BE(0, at);
+    for (let i = 0; i < v.length; i++) at = buffer.writeFloatBE(v[i]!, at);
+  }
+  return buffer;
+}
+
 export class DocumentsRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** The `vector` type's oid, looked up once (PostgreSQL). */
+  private vectorType: Promise<number> | undefined;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly kind: Database['kind'],
+  ) {}
+
+  /**
+   * An array parameter of vectors, typed vector[]: binary on PostgreSQL; vector literals on
+   * PGlite, which takes parameters as text.
+   */
+  private async vectorsParameter(trx: Transaction<DB>, vectors: readonly (readonly number[])[]): Promise<RawBuilder<unknown>> {
+    if (this.kind === 'pglite') return sql`${vectors.map((v) => toVectorLiteral(v))}::text[]::vector[]`;
+    this.vectorType ??= sql<{ oid: number }>`select 'vector'::regtype::oid as oid`.execute(trx).then((r) => Number(r.rows[0]!.oid));
+    let oid: number;
+    try {
+      oid = await this.vectorType;
+    } catch (error) {
+      this.vectorType = undefined;
+      throw error;
+    }
+    return sql`${toVectorArrayBinary(vectors, oid)}::vector[]`;
+  }
 
   findVersion(namespace: string, slug: string): Promise<{ id: string; content_hash: string } | undefined> {
     return this.db
@@ -185,14 +232,15 @@ export class DocumentsRepository {
                              ${parents.map((p) => p.content)}::text[])`.execute(trx);
     }
     if (children.length > 0) {
+      const embeddings = await this.vectorsParameter(trx, children.map((c) => c.embedding));
       await sql`
         insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
-        select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding::vector
+        select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding
         from unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.documentId)}::uuid[],
                     ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
                     ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
                     ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
-                    ${children.map((c) => toVectorLiteral(c.embedding))}::text[])
+                    ${embeddings})
           as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)`.execute(trx);
     }
   }

@@ -72,7 +72,7 @@ export class IngestionService {
     private readonly logger: Logger,
     options: { serving?: boolean } = {},
   ) {
-    this.documents = new DocumentsRepository(database.db);
+    this.documents = new DocumentsRepository(database.db, database.kind);
     this.writeChunkBudget =
       database.kind === 'pglite' && options.serving !== false ? EMBEDDED_WRITE_CHUNKS : Number.POSITIVE_INFINITY;
   }
