@@ -24,7 +24,7 @@ export class StartupError extends Error {
 export function migrationHooks(logger: Logger): Parameters<Database['migrate']>[0] {
   return {
     beforeVectorIndexBuild: (reason) =>
-      logger.info({ reason }, 'building the vector index: searches and writes wait until it is done (about 15 s per 100,000 chunks on PostgreSQL)'),
+      logger.info({ reason }, 'building the vector index: searches and writes wait until it is done (30-60 s per 100,000 chunks on PostgreSQL)'),
   };
 }
 

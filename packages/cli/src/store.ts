@@ -37,7 +37,7 @@ export async function openStore(config: Config, onMigrated?: (applied: string[])
   }
   try {
     const applied = await database.migrate({
-      beforeVectorIndexBuild: () => process.stderr.write('Building the vector index (about 15 s per 100,000 chunks on PostgreSQL)...\n'),
+      beforeVectorIndexBuild: () => process.stderr.write('Building the vector index (30-60 s per 100,000 chunks on PostgreSQL)...\n'),
     });
     onMigrated?.(applied);
   } catch (error) {

@@ -32,12 +32,11 @@ describe.each(kinds)('schema on %s', (kind) => {
       const indexes = await sql<{ indexdef: string }>`
         select indexdef from pg_indexes where tablename = 'chunks'`.execute(database.db);
       const defs = indexes.rows.map((r) => r.indexdef).join('\n');
-      // The first 512 components: PostgreSQL indexes half-precision copies, PGlite (software half
-      // floats) full precision.
+      // PostgreSQL indexes half-precision copies; PGlite (software half floats) full precision.
       expect(defs).toMatch(
         kind === 'postgres'
-          ? /USING hnsw \(\(\(subvector\(embedding, 1, 512\)\)::halfvec\(512\)\) halfvec_cosine_ops\)/
-          : /USING hnsw \(\(\(subvector\(embedding, 1, 512\)\)::vector\(512\)\) vector_cosine_ops\)/,
+          ? /USING hnsw \(\(\(embedding\)::halfvec\(1024\)\) halfvec_cosine_ops\)/
+          : /USING hnsw \(embedding vector_cosine_ops\)/,
       );
       expect(defs).toMatch(/USING gin \(search_tsv\)/);
     } finally {
@@ -82,8 +81,8 @@ describe.runIf(kinds.includes('postgres'))('vector search connections on postgre
       expect(database.vectorDb).not.toBeNull();
       const setting = async (db: typeof database.db) =>
         (await sql<{ enable_seqscan: string; ef: string }>`select current_setting('enable_seqscan') as enable_seqscan, current_setting('hnsw.ef_search') as ef`.execute(db)).rows[0];
-      expect(await setting(database.db)).toEqual({ enable_seqscan: 'on', ef: '200' });
-      expect(await setting(database.vectorDb!)).toEqual({ enable_seqscan: 'off', ef: '200' });
+      expect(await setting(database.db)).toEqual({ enable_seqscan: 'on', ef: '100' });
+      expect(await setting(database.vectorDb!)).toEqual({ enable_seqscan: 'off', ef: '100' });
       const zero = `[${new Array(1024).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(',')}]`;
       const order = vectorDistance('postgres', 1024, sql.ref('embedding'), sql.lit(zero));
       const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from chunks order by ${order} limit 5`.execute(database.vectorDb!);
@@ -95,21 +94,22 @@ describe.runIf(kinds.includes('postgres'))('vector search connections on postgre
 });
 
 describe('vector index shape', () => {
-  it('indexes whole vectors up to 512 components and the first 512 of longer ones', () => {
+  it('indexes whole vectors up to 2,000 components and the first 1,024 of wider ones', () => {
     expect(indexedDimension(256)).toBe(256);
-    expect(indexedDimension(512)).toBe(512);
-    expect(indexedDimension(1024)).toBe(512);
-    expect(shortlistSize(512, 5)).toBeNull();
-    expect(shortlistSize(1024, 5)).toBe(40);
-    expect(shortlistSize(1024, 100)).toBe(200);
+    expect(indexedDimension(1024)).toBe(1024);
+    expect(indexedDimension(2000)).toBe(2000);
+    expect(indexedDimension(2048)).toBe(1024);
+    expect(shortlistSize(1024, 5)).toBeNull();
+    expect(shortlistSize(2048, 5)).toBe(40);
+    expect(shortlistSize(2048, 100)).toBe(200);
   });
 
-  it('indexes a 2,048-component store (more than a full-precision index holds) on PGlite', async () => {
+  it('indexes the first 1,024 components of a 2,048-component store on PGlite', async () => {
     const database = await createDatabase({ kind: 'pglite-memory' }, { embeddingDimension: 2048 });
     try {
       await database.migrate();
       const defs = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'chunks_embedding_idx'`.execute(database.db);
-      expect(defs.rows[0]!.indexdef).toMatch(/\(\(subvector\(embedding, 1, 512\)\)::vector\(512\)\) vector_cosine_ops/);
+      expect(defs.rows[0]!.indexdef).toMatch(/\(\(subvector\(embedding, 1, 1024\)\)::vector\(1024\)\) vector_cosine_ops/);
     } finally {
       await database.close();
     }
@@ -124,15 +124,22 @@ describe.each(kinds)('vector index upgrades on %s', (kind) => {
   it('rebuilds an index built on another expression at the next start, once', async () => {
     const { database, drop } = await createTestDatabase(kind);
     try {
-      // An index as an earlier version built it: whole vectors, no recorded definition.
+      // An index as an earlier version built it: on another expression, no recorded definition.
       await dropVectorIndex(database.db);
-      await sql`create index chunks_embedding_idx on chunks using hnsw ((embedding::halfvec(1024)) halfvec_cosine_ops)`.execute(database.db);
+      await sql`create index chunks_embedding_idx on chunks using hnsw ((subvector(embedding, 1, 512)::vector(512)) vector_cosine_ops)`.execute(database.db);
       expect(await ensureVectorIndex(database.db, kind)).toBe('rebuilt');
       const defs = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'chunks_embedding_idx'`.execute(database.db);
-      expect(defs.rows[0]!.indexdef).toMatch(/subvector\(embedding, 1, 512\)/);
+      expect(defs.rows[0]!.indexdef).not.toMatch(/subvector/);
+      expect(defs.rows[0]!.indexdef).toMatch(kind === 'postgres' ? /halfvec\(1024\)/ : /embedding vector_cosine_ops/);
       expect(await ensureVectorIndex(database.db, kind)).toBe('present');
       await dropVectorIndex(database.db);
       expect(await ensureVectorIndex(database.db, kind)).toBe('created');
+      // Built as this version builds it, before definitions were recorded: kept, and marked.
+      await sql`comment on index chunks_embedding_idx is null`.execute(database.db);
+      const oid = async () => (await sql<{ oid: number }>`select 'chunks_embedding_idx'::regclass::oid as oid`.execute(database.db)).rows[0]!.oid;
+      const before = await oid();
+      expect(await ensureVectorIndex(database.db, kind)).toBe('present');
+      expect(await oid()).toBe(before);
     } finally {
       await drop();
     }

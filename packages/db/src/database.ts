@@ -26,16 +26,14 @@ export const DEFAULT_EMBEDDING_DIMENSION = 1024;
 /**
  * Vector search settings of every connection, set as the connection starts (no extra round
  * trip for a search).
- * - hnsw.ef_search: candidates an HNSW scan keeps. The index holds 512-component prefixes whose
- *   best candidates are reranked by the whole vectors (vector-index.ts); pgvector's default, 40,
- *   loses half the recall on the built-in embedder's hashed vectors, and 200 gives the prefix
- *   graph the recall 100 gave a graph of whole vectors (SciFact through the service: 0.811 x
- *   BM25 at 200, 0.789 x at 100; whole vectors at 100: 0.818 x).
+ * - hnsw.ef_search: candidates an HNSW scan keeps. pgvector's default, 40, loses half the recall
+ *   on the built-in embedder's hashed vectors; 100 keeps nearly all of it. (Shortlists of vectors
+ *   indexed by a prefix, see vector-index.ts, take at least 40 candidates.)
  * - hnsw.iterative_scan: a filtered search keeps scanning the index until it has its LIMIT of
  *   matching rows, instead of filtering only the first ef_search candidates.
  */
 export const VECTOR_SEARCH_SETTINGS = {
-  'hnsw.ef_search': '200',
+  'hnsw.ef_search': '100',
   'hnsw.iterative_scan': 'relaxed_order',
 } as const;
 
@@ -46,7 +44,7 @@ export interface Database {
   readonly description: string;
   /**
    * For nearest-neighbour queries. On PostgreSQL, a small pool of its own whose connections start
-   * with enable_seqscan off: at ef_search 200 the planner would otherwise read and sort whole
+   * with enable_seqscan off: at ef_search 100 the planner would otherwise read and sort whole
    * small and mid-sized tables (exact, but it detoasts a 4 KB vector a row), and a per-search
    * setting costs a transaction's extra round trips. Null on PGlite, where the caller sets it in
    * a transaction (no round trips in process).

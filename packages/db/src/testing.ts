@@ -4,6 +4,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { createDatabase, DEFAULT_EMBEDDING_DIMENSION, type Database } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { vectorIndexSignature } from './vector-index.ts';
 
 /**
  * Test databases: a fresh, migrated database per call, on either engine.
@@ -31,7 +32,10 @@ async function migratedPgliteTemplate(): Promise<PGlite> {
 
 async function templateName(): Promise<string> {
   const names = Object.keys(await migrationProvider({ embeddingDimension: DEFAULT_EMBEDDING_DIMENSION, kind: 'postgres' }).getMigrations());
-  return `kb_tpl_${createHash('sha256').update(names.join(',')).digest('hex').slice(0, 12)}`;
+  // The vector index's definition comes from the code, not only from migrations (migrate()
+  // rebuilds it when the code defines it otherwise): it names the template too.
+  const index = vectorIndexSignature('postgres', DEFAULT_EMBEDDING_DIMENSION);
+  return `kb_tpl_${createHash('sha256').update([...names, index].join(',')).digest('hex').slice(0, 12)}`;
 }
 
 function withDatabase(url: string, name: string): string {

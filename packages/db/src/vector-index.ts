@@ -11,18 +11,23 @@ export const VECTOR_INDEX = 'chunks_embedding_idx';
 /** Widest embedding column the store accepts (pgvector's half-precision limit). */
 export const MAX_INDEXED_DIMENSION = 4000;
 
+/** Widest vector the index holds whole (pgvector's limit for a full-precision HNSW index). */
+const WHOLE_VECTOR_LIMIT = 2000;
+
 /**
- * Components of a longer vector the index holds: its first 512, a shortlist that searches
- * rerank by the whole vector (see {@link shortlistSize}).
+ * Components the index holds of wider vectors: their first 1,024, a shortlist that searches
+ * rerank by the whole vectors (see {@link shortlistSize}). Voyage's current models
+ * (voyage-3.5, voyage-3-large, voyage-code-3) are trained so that a prefix of their output is an
+ * embedding of its own (1,024 is their default width). Against a half-precision index of whole
+ * 2,048-component vectors this halves the index and the cost of inserting into it, and lets
+ * PGlite keep full precision.
  *
- * Matryoshka-trained models (voyage-3.5, voyage-3-large, voyage-code-3) make a prefix of their
- * output a valid embedding of its own; for the built-in embedder's hashed features a prefix is a
- * hashed embedding with fewer buckets. Graph maintenance cost grows with the indexed dimension:
- * a 512-component index inserts a new vector in about 60% of the time a 1,024-component one
- * takes and is half its size, and searching it plus reranking the shortlist is cheaper than
- * walking the full-width graph, for the same recall (docs/benchmarks.md).
+ * Narrower vectors are indexed whole: for the built-in embedder a 512-component prefix made
+ * inserts 25-35% cheaper, but the prefix graph needed ef_search 200 to approach the recall of
+ * the whole-vector graph at 100 (SciFact semantic 0.80-0.815 x BM25 against 0.818 x), which made
+ * searches slower (docs/benchmarks.md).
  */
-export const INDEXED_PREFIX = 512;
+export const INDEXED_PREFIX = 1024;
 
 /** Shortlist of a search: at least this many candidates ... */
 const SHORTLIST_MIN = 40;
@@ -32,8 +37,8 @@ const SHORTLIST_PER_RESULT = 2;
 /**
  * How the index holds vectors. The column always keeps full precision; the index may hold a
  * half-precision copy:
- * - PostgreSQL: halfvec. Half the index's size and cheaper distance computations, for a recall
- *   within a point of the full-precision graph's.
+ * - PostgreSQL: halfvec. Half the index's size, inserts about 25% cheaper and cheaper distance
+ *   computations, for a recall within a point of the full-precision graph's.
  * - PGlite: vector, because its WebAssembly build converts half floats in software (inserts 6x
  *   slower than with full precision).
  */
@@ -45,7 +50,7 @@ export function vectorIndexPrecision(kind: 'postgres' | 'pglite'): VectorIndexPr
 
 /** Components the index holds of a vector of `dimension` components. */
 export function indexedDimension(dimension: number): number {
-  return Math.min(checkedDimension(dimension), INDEXED_PREFIX);
+  return checkedDimension(dimension) <= WHOLE_VECTOR_LIMIT ? dimension : INDEXED_PREFIX;
 }
 
 /**
@@ -103,21 +108,41 @@ export async function embeddingColumnDimension(db: Kysely<DB>): Promise<number> 
  * What the index is built on, recorded as the index's comment: an index with another (or none,
  * built by an earlier version) is rebuilt at the next start.
  */
-function indexSignature(kind: 'postgres' | 'pglite', dimension: number): string {
+export function vectorIndexSignature(kind: 'postgres' | 'pglite', dimension: number): string {
   return `hnsw cosine ${vectorIndexPrecision(kind)} ${indexedDimension(dimension)}/${dimension}`;
 }
 
-/** The index's recorded signature; undefined when there is no index, null when it has none. */
-async function existingSignature(db: Kysely<DB>): Promise<string | null | undefined> {
-  const result = await sql<{ signature: string | null }>`
-    select obj_description(c.oid, 'pg_class') as signature
+/** How PostgreSQL prints the definition of the index as {@link createVectorIndex} builds it. */
+function printedIndexKey(kind: 'postgres' | 'pglite', dimension: number): string {
+  const indexed = indexedDimension(dimension);
+  const column = indexed < dimension ? `(subvector(embedding, 1, ${indexed}))` : '(embedding)';
+  if (vectorIndexPrecision(kind) === 'half') return `((${column}::halfvec(${indexed})) halfvec_cosine_ops)`;
+  return indexed < dimension ? `((${column}::vector(${indexed})) vector_cosine_ops)` : '(embedding vector_cosine_ops)';
+}
+
+/**
+ * The index's recorded signature: undefined when there is no index, null when it records none.
+ * An index built before definitions were recorded gets its signature when it is what this
+ * version builds (no rebuild for nothing).
+ */
+async function existingSignature(db: Kysely<DB>, kind: 'postgres' | 'pglite', dimension: number): Promise<string | null | undefined> {
+  const result = await sql<{ signature: string | null; definition: string }>`
+    select obj_description(c.oid, 'pg_class') as signature, pg_get_indexdef(c.oid) as definition
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where c.relname = ${VECTOR_INDEX} and c.relkind = 'i' and n.nspname = current_schema()`.execute(db);
-  return result.rows.length === 0 ? undefined : result.rows[0]!.signature;
+  const row = result.rows[0];
+  if (!row) return undefined;
+  if (row.signature === null && row.definition.endsWith(`USING hnsw ${printedIndexKey(kind, dimension)}`)) {
+    const signature = vectorIndexSignature(kind, dimension);
+    await sql`comment on index ${sql.ref(VECTOR_INDEX)} is ${sql.lit(signature)}`.execute(db);
+    return signature;
+  }
+  return row.signature;
 }
 
 export async function vectorIndexExists(db: Kysely<DB>): Promise<boolean> {
-  return (await existingSignature(db)) !== undefined;
+  const result = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where indexname = ${VECTOR_INDEX}`.execute(db);
+  return result.rows[0]!.n > 0;
 }
 
 export async function dropVectorIndex(db: Kysely<DB>): Promise<void> {
@@ -130,26 +155,27 @@ export async function createVectorIndex(db: Kysely<DB>, kind: 'postgres' | 'pgli
   const key = indexedForm(kind, dimension, sql.ref('embedding'));
   const opclass = sql.raw(vectorIndexPrecision(kind) === 'half' ? 'halfvec_cosine_ops' : 'vector_cosine_ops');
   await sql`create index if not exists ${sql.ref(VECTOR_INDEX)} on chunks using hnsw ((${key}) ${opclass})`.execute(db);
-  await sql`comment on index ${sql.ref(VECTOR_INDEX)} is ${sql.lit(indexSignature(kind, dimension))}`.execute(db);
+  await sql`comment on index ${sql.ref(VECTOR_INDEX)} is ${sql.lit(vectorIndexSignature(kind, dimension))}`.execute(db);
 }
 
 /**
  * Makes the index exist as this version builds it: creates a missing one, rebuilds one built
  * on another expression (an upgrade, or a new dimension). A rebuild reads every vector and
- * blocks the chunks table meanwhile: about 15 s per 100,000 chunks on PostgreSQL.
+ * blocks the chunks table meanwhile: 30-60 s per 100,000 chunks on PostgreSQL.
  */
 export async function ensureVectorIndex(
   db: Kysely<DB>,
   kind: 'postgres' | 'pglite',
   beforeBuild?: (reason: 'missing' | 'outdated') => void,
 ): Promise<'present' | 'created' | 'rebuilt'> {
-  const wanted = indexSignature(kind, await embeddingColumnDimension(db));
-  const current = await existingSignature(db);
+  const dimension = await embeddingColumnDimension(db);
+  const wanted = vectorIndexSignature(kind, dimension);
+  const current = await existingSignature(db, kind, dimension);
   if (current === wanted) return 'present';
   return db.transaction().execute(async (trx) => {
     // Processes starting together: one rebuilds, the others find it done.
     if (kind === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${VECTOR_INDEX}))`.execute(trx);
-    const now = await existingSignature(trx);
+    const now = await existingSignature(trx, kind, dimension);
     if (now === wanted) return 'present';
     if (beforeBuild && (await sql`select 1 from chunks limit 1`.execute(trx)).rows.length > 0) {
       beforeBuild(now === undefined ? 'missing' : 'outdated');

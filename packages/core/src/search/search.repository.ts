@@ -123,7 +123,7 @@ export class SearchRepository {
       from (${nearest}) n
       join chunks c on c.id = n.id
       join documents d on d.id = c.document_id`.execute(executor);
-    // pgvector costs an index scan by ef_search; at 200 the planner prefers reading and sorting
+    // pgvector costs an index scan by ef_search; at 100 the planner prefers reading and sorting
     // the whole table in small and mid-sized stores, which is exact but detoasts a 4 KB vector
     // per row (85 ms a search at 8k chunks embedded, 16 ms at 3k on PostgreSQL). Sequential scans
     // are off for vector searches: on PostgreSQL their connections start that way (one round
