@@ -8,7 +8,10 @@ import type { DB } from './schema.ts';
  */
 export const VECTOR_INDEX = 'chunks_embedding_idx';
 
-/** Widest embedding column the store accepts (pgvector's half-precision limit). */
+/**
+ * Widest embedding column the store accepts (KB_EMBEDDING_DIM's bound): twice the widest output
+ * of current embedding models, and what a half-precision index could hold whole.
+ */
 export const MAX_INDEXED_DIMENSION = 4000;
 
 /** Widest vector the index holds whole (pgvector's limit for a full-precision HNSW index). */
@@ -105,8 +108,9 @@ export async function embeddingColumnDimension(db: Kysely<DB>): Promise<number> 
 }
 
 /**
- * What the index is built on, recorded as the index's comment: an index with another (or none,
- * built by an earlier version) is rebuilt at the next start.
+ * What the index is built on, recorded as the index's comment: an index that records another,
+ * or records none and is built on another expression (by an earlier version), is rebuilt at the
+ * next start.
  */
 export function vectorIndexSignature(kind: 'postgres' | 'pglite', dimension: number): string {
   return `hnsw cosine ${vectorIndexPrecision(kind)} ${indexedDimension(dimension)}/${dimension}`;
