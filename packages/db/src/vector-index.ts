@@ -30,7 +30,7 @@ const WHOLE_VECTOR_LIMIT = 2000;
  * the whole-vector graph at 100 (SciFact semantic 0.80-0.815 x BM25 against 0.818 x), which made
  * searches slower (docs/benchmarks.md).
  */
-export const INDEXED_PREFIX = 1024;
+const INDEXED_PREFIX = 1024;
 
 /** Shortlist of a search: at least this many candidates ... */
 const SHORTLIST_MIN = 40;
@@ -142,11 +142,6 @@ async function existingSignature(db: Kysely<DB>, kind: 'postgres' | 'pglite', di
     return signature;
   }
   return row.signature;
-}
-
-export async function vectorIndexExists(db: Kysely<DB>): Promise<boolean> {
-  const result = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where indexname = ${VECTOR_INDEX}`.execute(db);
-  return result.rows[0]!.n > 0;
 }
 
 export async function dropVectorIndex(db: Kysely<DB>): Promise<void> {

@@ -45,11 +45,16 @@ export function toVectorLiteral(vector: readonly number[]): string {
  */
 export function toVectorBinary(vector: readonly number[]): Buffer {
   const buffer = Buffer.allocUnsafe(4 + 4 * vector.length);
-  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  view.setInt16(0, vector.length);
-  view.setInt16(2, 0);
-  for (let i = 0; i < vector.length; i++) view.setFloat32(4 + 4 * i, vector[i]!);
+  writeVectorBinary(buffer, 0, vector);
   return buffer;
+}
+
+/** Writes pgvector's binary form of `vector` at `offset`; returns the offset after it. */
+function writeVectorBinary(buffer: Buffer, offset: number, vector: readonly number[]): number {
+  let at = buffer.writeInt16BE(vector.length, offset);
+  at = buffer.writeInt16BE(0, at);
+  for (let i = 0; i < vector.length; i++) at = buffer.writeFloatBE(vector[i]!, at);
+  return at;
 }
 
 /**
@@ -67,12 +72,7 @@ export function toVectorArrayBinary(vectors: readonly (readonly number[])[], ele
   at = buffer.writeInt32BE(elementType, at);
   at = buffer.writeInt32BE(vectors.length, at);
   at = buffer.writeInt32BE(1, at); // lower bound
-  for (const v of vectors) {
-    at = buffer.writeInt32BE(4 + 4 * v.length, at);
-    at = buffer.writeInt16BE(v.length, at);
-    at = buffer.writeInt16BE(0, at);
-    for (let i = 0; i < v.length; i++) at = buffer.writeFloatBE(v[i]!, at);
-  }
+  for (const v of vectors) at = writeVectorBinary(buffer, buffer.writeInt32BE(4 + 4 * v.length, at), v);
   return buffer;
 }
 
