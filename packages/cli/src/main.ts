@@ -18,7 +18,7 @@ Commands:
                                                                      ingest every Markdown file under a directory
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
-  kb migrate                                                         bring the database schema up to date
+  kb migrate                                                         bring the database schema and vector index up to date
 
 The store is the one the server uses: PostgreSQL when DATABASE_URL is set, else the embedded
 store in KB_DATA_DIR (default ./.kb-data), which only one process may open at a time.`;

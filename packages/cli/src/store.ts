@@ -17,7 +17,7 @@ export class CliError extends Error {
  * Opens the configured store for a command, migrated. An embedded store held by a running
  * server is never opened: the command stops and says what to do instead.
  */
-export async function openStore(config: Config, onMigrated?: (applied: string[]) => void): Promise<Database> {
+export async function openStore(config: Config, onMigrated?: (applied: string[], vectorIndexBuilt: boolean) => void): Promise<Database> {
   if (config.storage.kind === 'pglite') {
     const owner = liveLockOwner(config.storage.dataDir);
     if (owner) throw new CliError(new StoreLockedError(resolve(config.storage.dataDir), owner).message, 2);
@@ -36,10 +36,14 @@ export async function openStore(config: Config, onMigrated?: (applied: string[])
     throw error;
   }
   try {
+    let vectorIndexBuilt = false;
     const applied = await database.migrate({
-      beforeVectorIndexBuild: () => process.stderr.write('Building the vector index (30-60 s per 100,000 chunks on PostgreSQL)...\n'),
+      beforeVectorIndexBuild: () => {
+        vectorIndexBuilt = true;
+        process.stderr.write('Building the vector index (30-60 s per 100,000 chunks on PostgreSQL)...\n');
+      },
     });
-    onMigrated?.(applied);
+    onMigrated?.(applied, vectorIndexBuilt);
   } catch (error) {
     await database.close();
     throw error;

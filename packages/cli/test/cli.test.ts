@@ -1,6 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDatabase } from '@kb/db';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, run, start } from './process.ts';
 
@@ -77,4 +79,43 @@ describe('kb CLI on the embedded store', () => {
     for (const name of ['PORT', 'REDIS_URL', 'KB_ALLOW_PRIVATE_URLS']) expect(result.stderr).toContain(name);
     expect(result.stderr).not.toMatch(/at .+\.ts:\d+/);
   });
+});
+
+describe('kb migrate', () => {
+  it('rebuilds a vector index another version defined differently, says so, and only once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-migrate-'));
+    try {
+      const first = await run('packages/cli/src/main.ts', ['migrate'], { KB_DATA_DIR: dir });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain('Applied');
+      // An index on another expression, as an earlier version could have left it, over a store
+      // that holds chunks.
+      const database = await createDatabase({ kind: 'pglite', dataDir: dir });
+      try {
+        await database.db.insertInto('namespaces').values({ id: 'user_docs' }).onConflict((c) => c.doNothing()).execute();
+        const doc = await database.db
+          .insertInto('documents')
+          .values({ namespace: 'user_docs', slug: 's', title: 'T', metadata: JSON.stringify({}), content_hash: 'h' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await database.db
+          .insertInto('chunks')
+          .values({ document_id: doc.id, namespace: 'user_docs', ordinal: 0, heading_path: 'T', content: 'text', token_count: 1, embedding: `[${[1, ...new Array(1023).fill(0)].join(',')}]` })
+          .execute();
+        await sql`drop index chunks_embedding_idx`.execute(database.db);
+        await sql`create index chunks_embedding_idx on chunks using hnsw ((subvector(embedding, 1, 512)::vector(512)) vector_cosine_ops)`.execute(database.db);
+      } finally {
+        await database.close();
+      }
+      const second = await run('packages/cli/src/main.ts', ['migrate'], { KB_DATA_DIR: dir });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain('Building the vector index');
+      expect(second.stdout).toContain('Built the vector index');
+      const third = await run('packages/cli/src/main.ts', ['migrate'], { KB_DATA_DIR: dir });
+      expect(third.stdout).toContain('already up to date');
+      expect(third.stderr).not.toContain('Building the vector index');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
