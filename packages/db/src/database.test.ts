@@ -110,6 +110,9 @@ describe('vector index shape', () => {
       await database.migrate();
       const defs = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'chunks_embedding_idx'`.execute(database.db);
       expect(defs.rows[0]!.indexdef).toMatch(/\(\(subvector\(embedding, 1, 1024\)\)::vector\(1024\)\) vector_cosine_ops/);
+      // Without its recorded definition, the index is still recognised as this version's.
+      await sql`comment on index chunks_embedding_idx is null`.execute(database.db);
+      expect(await ensureVectorIndex(database.db, 'pglite')).toBe('present');
     } finally {
       await database.close();
     }

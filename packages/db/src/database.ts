@@ -27,8 +27,7 @@ export const DEFAULT_EMBEDDING_DIMENSION = 1024;
  * Vector search settings of every connection, set as the connection starts (no extra round
  * trip for a search).
  * - hnsw.ef_search: candidates an HNSW scan keeps. pgvector's default, 40, loses half the recall
- *   on the built-in embedder's hashed vectors; 100 keeps nearly all of it. (Shortlists of vectors
- *   indexed by a prefix, see vector-index.ts, take at least 40 candidates.)
+ *   on the built-in embedder's hashed vectors; 100 keeps nearly all of it.
  * - hnsw.iterative_scan: a filtered search keeps scanning the index until it has its LIMIT of
  *   matching rows, instead of filtering only the first ef_search candidates.
  */
