@@ -4,12 +4,14 @@ import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { acquireStoreLock, type StoreLock } from './store-lock.ts';
 import { ensureVectorIndex } from './vector-index.ts';
 
 export type StorageOptions =
   | { kind: 'postgres'; databaseUrl: string; poolSize?: number }
+  /** An embedded store on disk; its database runs on a thread of its own (pglite-thread.ts). */
   | { kind: 'pglite'; dataDir: string }
   /** An in-memory embedded store (tests, dry runs). */
   | { kind: 'pglite-memory' }
@@ -57,7 +59,10 @@ export interface Database {
   ping(): Promise<void>;
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
-  /** The PGlite instance behind an embedded store (tests clone it). */
+  /**
+   * The PGlite instance behind an in-memory or given embedded store (tests clone it); an
+   * on-disk store's database runs on a thread of its own and has none here.
+   */
   readonly pglite?: PGlite;
 }
 
@@ -101,34 +106,35 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   }
 
   let lock: StoreLock | undefined;
-  let pglite: PGlite;
+  let queryable: EmbeddedQueryable;
+  let pglite: PGlite | undefined;
   let description: string;
   if (storage.kind === 'pglite') {
     lock = acquireStoreLock(storage.dataDir);
     try {
-      pglite = await PGlite.create(storage.dataDir, { extensions: { vector } });
+      queryable = await PGliteThread.open(storage.dataDir);
     } catch (error) {
       lock.release();
       throw error;
     }
     description = `embedded (PGlite) in ${storage.dataDir}`;
   } else if (storage.kind === 'pglite-memory') {
-    pglite = await PGlite.create({ extensions: { vector } });
+    queryable = pglite = await PGlite.create({ extensions: { vector } });
     description = 'embedded (PGlite) in memory';
   } else {
-    pglite = storage.pglite;
+    queryable = pglite = storage.pglite;
     description = 'embedded (PGlite) instance';
   }
   for (const [name, value] of Object.entries(VECTOR_SEARCH_SETTINGS)) {
-    await pglite.query('select set_config($1, $2, false)', [name, value]);
+    await queryable.query('select set_config($1, $2, false)', [name, value]);
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable) });
   const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await db.destroy();
-    await pglite.close();
+    await (pglite ?? (queryable as PGliteThread)).close();
     lock?.release();
   });
-  return Object.assign(database, { pglite });
+  return pglite ? Object.assign(database, { pglite }) : database;
 }
 
 function wrap(

@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -11,14 +10,16 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { EmbeddedQueryable } from './pglite-thread.ts';
 
 /**
- * A Kysely dialect over an embedded PGlite database. PGlite has a single connection, so the
+ * A Kysely dialect over an embedded PGlite database (in this thread or on its own, see
+ * pglite-thread.ts). PGlite has a single connection, so the
  * driver hands it out to one user at a time: a transaction holds it from BEGIN to COMMIT and
  * queries of other callers wait, which keeps transactions from interleaving.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly pglite: EmbeddedQueryable) {}
   createAdapter() {
     return new PostgresAdapter();
   }
@@ -37,7 +38,7 @@ class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: EmbeddedQueryable) {
     this.connection = new PGliteConnection(pglite);
   }
 
@@ -77,7 +78,7 @@ class PGliteDriver implements Driver {
 class PGliteConnection implements DatabaseConnection {
   release?: () => void;
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly pglite: EmbeddedQueryable) {}
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters], {
