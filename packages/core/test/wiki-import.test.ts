@@ -20,8 +20,13 @@ class ObservedEmbedder implements Embedder {
   readonly dimension = this.inner.dimension;
   calls = 0;
   failing = false;
+  /** Called before each document embedding (tests observe the store's state then). */
+  onDocumentCall?: () => void;
   async embed(texts: readonly string[], inputType: EmbeddingInputType) {
-    if (inputType === 'document') this.calls++;
+    if (inputType === 'document') {
+      this.calls++;
+      this.onDocumentCall?.();
+    }
     if (this.failing || texts.some((t) => t.includes('POISON'))) throw new Error('embedding service down');
     return this.inner.embed(texts, inputType);
   }
@@ -188,5 +193,55 @@ describe.each(kinds)('wiki space import on %s', (kind) => {
     expect(view.status).toBe('failed');
     expect(view.progress).toMatchObject({ total: 7, failed: 7 });
     expect(view.error).toMatch(/7 of 7 pages failed/);
+  });
+
+  describe('large first imports', () => {
+    const vectorIndexExists = async () =>
+      (await sql`select 1 from pg_indexes where tablename = 'chunks' and indexname = 'chunks_embedding_idx'`.execute(testDb.database.db)).rows.length > 0;
+
+    beforeEach(async () => {
+      // A store where 3 new chunks make a large load, so that this small space is one.
+      await testDb.drop();
+      testDb = await createTestDatabase(kind, { bulkLoadMinChunks: 3 });
+      ingestion = new IngestionService(testDb.database, embedder, logger);
+      jobs = new JobsRepository(testDb.database.db);
+    });
+
+    it('build the vector index once at the end on the embedded store, and keep it on PostgreSQL', async () => {
+      const deferred: boolean[] = [];
+      embedder.onDocumentCall = () => deferred.push(testDb.database.vectorIndexDeferred());
+      const { view } = await runImport();
+      expect(view).toMatchObject({ status: 'done', progress: { total: 7, done: 7 } });
+      // The first group is written with the index; the next ones are prepared with it set aside.
+      expect(deferred.some(Boolean)).toBe(kind === 'pglite');
+      expect(deferred[0]).toBe(false);
+      expect(testDb.database.vectorIndexDeferred()).toBe(false);
+      expect(await vectorIndexExists()).toBe(true);
+      const search = new SearchService(testDb.database, embedder, logger);
+      const hits = await search.search({ query: 'restart routing during backup', namespaces: ['wiki'], topK: 3 });
+      expect(hits[0]?.documentTitle).toBe('routing guide');
+    });
+
+    it('build the index again when the import fails midway', async () => {
+      const database = testDb.database;
+      const bulkLoad = database.bulkLoad.bind(database);
+      let setAside = false;
+      database.bulkLoad = () => {
+        const load = bulkLoad();
+        return {
+          expect: async (chunks) => {
+            await load.expect(chunks);
+            setAside ||= database.vectorIndexDeferred();
+          },
+          end: () => load.end(),
+        };
+      };
+      fake.fault((path) => path.includes('cursor='), { status: 500 }, 10);
+      const { view } = await runImport('ENG', { maxAttempts: 1 });
+      expect(view.status).toBe('failed');
+      expect(setAside).toBe(kind === 'pglite');
+      expect(testDb.database.vectorIndexDeferred()).toBe(false);
+      expect(await vectorIndexExists()).toBe(true);
+    });
   });
 });

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { VectorIndexDeferral, type BulkLoad } from './bulk-load.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
@@ -21,6 +22,8 @@ export type StorageOptions =
 export interface DatabaseOptions {
   /** Dimension of the embedding column when the store is created. */
   embeddingDimension?: number;
+  /** New chunks a bulk load must expect to set the embedded store's index aside (tests lower it). */
+  bulkLoadMinChunks?: number;
 }
 
 export const DEFAULT_EMBEDDING_DIMENSION = 1024;
@@ -57,6 +60,13 @@ export interface Database {
    */
   migrate(hooks?: { beforeVectorIndexBuild?(reason: 'missing' | 'outdated'): void }): Promise<string[]>;
   ping(): Promise<void>;
+  /**
+   * Starts a large write that says how many new chunks it expects; the embedded store may set its
+   * vector index aside for it and build it once at the end (see bulk-load.ts).
+   */
+  bulkLoad(): BulkLoad;
+  /** Whether a bulk load has the vector index set aside now. */
+  vectorIndexDeferred(): boolean;
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /**
@@ -102,7 +112,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
     });
     return wrap(db, vectorDb, 'postgres', describeUrl(storage.databaseUrl), embeddingDimension, async () => {
       await Promise.all([db.destroy(), vectorDb.destroy()]);
-    });
+    }, options.bulkLoadMinChunks);
   }
 
   let lock: StoreLock | undefined;
@@ -133,7 +143,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
     await db.destroy();
     await (pglite ?? (queryable as PGliteThread)).close();
     lock?.release();
-  });
+  }, options.bulkLoadMinChunks);
   return pglite ? Object.assign(database, { pglite }) : database;
 }
 
@@ -144,8 +154,10 @@ function wrap(
   description: string,
   embeddingDimension: number,
   close: () => Promise<void>,
+  bulkLoadMinChunks?: number,
 ): Database {
   let closed = false;
+  const deferral = new VectorIndexDeferral(db, kind, bulkLoadMinChunks);
   return {
     db,
     vectorDb,
@@ -168,6 +180,12 @@ function wrap(
     },
     async ping() {
       await sql`select 1`.execute(db);
+    },
+    bulkLoad() {
+      return deferral.begin();
+    },
+    vectorIndexDeferred() {
+      return deferral.deferred;
     },
     transaction(fn) {
       return db.transaction().execute(fn);

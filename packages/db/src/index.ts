@@ -4,6 +4,8 @@ export type { DB, JobProgress, JobStatus } from './schema.ts';
 export { acquireStoreLock, liveLockOwner, readLockOwner, StoreLockedError } from './store-lock.ts';
 export type { LockOwner, StoreLock } from './store-lock.ts';
 export { isUniqueViolation } from './errors.ts';
+export { DEFERRED_INDEX_MIN_CHUNKS } from './bulk-load.ts';
+export type { BulkLoad } from './bulk-load.ts';
 export { EmbeddedDatabaseError } from './pglite-thread.ts';
 export {
   createVectorIndex,

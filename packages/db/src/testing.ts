@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
-import { createDatabase, DEFAULT_EMBEDDING_DIMENSION, type Database } from './database.ts';
+import { createDatabase, DEFAULT_EMBEDDING_DIMENSION, type Database, type DatabaseOptions } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { vectorIndexSignature } from './vector-index.ts';
 
@@ -86,18 +86,21 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(kind: TestStoreKind): Promise<TestDatabase> {
+export async function createTestDatabase(
+  kind: TestStoreKind,
+  options: Pick<DatabaseOptions, 'bulkLoadMinChunks'> = {},
+): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const template = await migratedPgliteTemplate();
     const pglite = (await template.clone()) as PGlite;
-    const database = await createDatabase({ kind: 'pglite-instance', pglite });
+    const database = await createDatabase({ kind: 'pglite-instance', pglite }, options);
     return { database, drop: () => database.close() };
   }
   const template = await ensurePostgresTemplate();
   const name = `kb_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await adminQuery((client) => client.query(`create database "${name}" template "${template}"`));
   const url = withDatabase(TEST_DATABASE_URL, name);
-  const database = await createDatabase({ kind: 'postgres', databaseUrl: url, poolSize: 5 });
+  const database = await createDatabase({ kind: 'postgres', databaseUrl: url, poolSize: 5 }, options);
   return {
     database,
     url,

@@ -1,4 +1,4 @@
-import type { Database } from '@kb/db';
+import type { BulkLoad, Database } from '@kb/db';
 import { CHUNKER_VERSION, chunkMarkdown } from '../chunking/index.ts';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
@@ -37,11 +37,39 @@ export interface IngestResult {
   chunks: number;
 }
 
-/** Chunks per write transaction of a bulk load on the embedded store. */
+/**
+ * Chunks per write transaction of a bulk load on the embedded store, whose single connection
+ * other requests wait for: about 80 ms of inserting into the vector index ...
+ */
 const EMBEDDED_WRITE_CHUNKS = 16;
+/**
+ * ... or about 150 ms while a load has the index set aside (bulk-load.ts), where a transaction's
+ * commit is then a large share of a small one's cost.
+ */
+const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
+
+/**
+ * Characters of Markdown per chunk when a load estimates its chunks before splitting: the most a
+ * chunk holds (300 estimated tokens), so the estimate is a lower bound.
+ */
+const CHARS_PER_CHUNK_BOUND = 1200;
 
 /** Longest stretch of bulk preparation before the event loop gets a turn. */
 const YIELD_AFTER_MS = 20;
+
+/**
+ * Ends a bulk load, building the vector index if the load had it set aside. The documents are
+ * written either way: a failed build is logged, not thrown (searches read every chunk until the
+ * index is built by the next large load or the next start).
+ */
+export async function endLoad(load: BulkLoad, logger: Logger): Promise<void> {
+  const started = performance.now();
+  try {
+    if (await load.end()) logger.info({ ms: Math.round(performance.now() - started) }, 'vector index built after a bulk load');
+  } catch (error) {
+    logger.error({ err: error }, 'building the vector index after a bulk load failed; it is built at the next large load or start');
+  }
+}
 
 /** The text a child chunk is embedded as: its heading trail (title first) and its content. */
 export function embeddingText(headingPath: string, content: string): string {
@@ -56,25 +84,30 @@ export function embeddingText(headingPath: string, content: string): string {
 export class IngestionService {
   private readonly documents: DocumentsRepository;
 
-  /** Chunks per write transaction of a bulk load; unbounded on PostgreSQL. */
-  private readonly writeChunkBudget: number;
+  /** Whether bulk writes go in bounded transactions (a serving process on the embedded store). */
+  private readonly bounded: boolean;
 
   /**
    * @param options.serving whether this process serves requests while it ingests (default true).
-   *   The embedded store executes queries on this process's thread, and inserting a chunk into
-   *   its vector index takes milliseconds: a serving process writes bulk loads in small
-   *   transactions with the event loop's turn in between. A command-line load has nobody to
-   *   keep waiting and writes whole batches.
+   *   The embedded store has a single connection, and inserting a chunk into its vector index
+   *   takes milliseconds: a serving process writes bulk loads in small transactions, so that
+   *   other requests' queries get their turn in between. A command-line load has nobody to keep
+   *   waiting and writes whole batches.
    */
   constructor(
-    database: Database,
+    private readonly database: Database,
     private readonly embedder: Embedder,
     private readonly logger: Logger,
     options: { serving?: boolean } = {},
   ) {
     this.documents = new DocumentsRepository(database.db, database.kind);
-    this.writeChunkBudget =
-      database.kind === 'pglite' && options.serving !== false ? EMBEDDED_WRITE_CHUNKS : Number.POSITIVE_INFINITY;
+    this.bounded = database.kind === 'pglite' && options.serving !== false;
+  }
+
+  /** Chunks per write transaction of a bulk load now; unbounded on PostgreSQL. */
+  private writeChunkBudget(): number {
+    if (!this.bounded) return Number.POSITIVE_INFINITY;
+    return this.database.vectorIndexDeferred() ? EMBEDDED_DEFERRED_WRITE_CHUNKS : EMBEDDED_WRITE_CHUNKS;
   }
 
   hashOf(input: BulkDocumentInput): string {
@@ -104,7 +137,11 @@ export class IngestionService {
    * If that transaction fails, the documents are written one by one, so one bad document
    * fails alone. Results are in input order; a failed document's result is its error.
    */
-  async ingestMany(inputs: readonly BulkDocumentInput[], signal?: AbortSignal): Promise<Array<IngestResult | Error>> {
+  async ingestMany(
+    inputs: readonly BulkDocumentInput[],
+    signal?: AbortSignal,
+    options: { load?: BulkLoad } = {},
+  ): Promise<Array<IngestResult | Error>> {
     const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
     const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
@@ -131,6 +168,8 @@ export class IngestionService {
         results[index] = error instanceof Error ? error : new Error(String(error));
       }
     }
+    // The chunks about to be written count towards the load they belong to, if any.
+    await options.load?.expect(pending.reduce((n, p) => n + p.version.children.length, 0));
     for (const group of this.writeGroups(pending)) {
       await this.writeGroup(group, results);
     }
@@ -145,15 +184,16 @@ export class IngestionService {
     return this.documents.deleteMissing(namespace, prefix, keep);
   }
 
-  /** Splits a bulk write into transactions of at most writeChunkBudget chunks (whole documents). */
+  /** Splits a bulk write into transactions of at most writeChunkBudget() chunks (whole documents). */
   private writeGroups<T extends { version: DocumentVersion }>(pending: T[]): T[][] {
-    if (!Number.isFinite(this.writeChunkBudget)) return pending.length > 0 ? [pending] : [];
+    const budget = this.writeChunkBudget();
+    if (!Number.isFinite(budget)) return pending.length > 0 ? [pending] : [];
     const groups: T[][] = [];
     let group: T[] = [];
     let chunks = 0;
     for (const entry of pending) {
       const size = entry.version.children.length;
-      if (group.length > 0 && chunks + size > this.writeChunkBudget) {
+      if (group.length > 0 && chunks + size > budget) {
         groups.push(group);
         group = [];
         chunks = 0;
@@ -173,7 +213,7 @@ export class IngestionService {
     group: Array<{ index: number; version: DocumentVersion }>,
     results: Array<IngestResult | Error | undefined>,
   ): Promise<void> {
-    if (Number.isFinite(this.writeChunkBudget)) await new Promise((resolve) => setImmediate(resolve));
+    if (this.bounded) await new Promise((resolve) => setImmediate(resolve));
     const distinct = new Set(group.map((p) => `${p.version.namespace}\u0000${p.version.slug}`)).size === group.length;
     let written: Array<{ documentId: string; skipped: boolean }> | undefined;
     if (distinct && group.length > 1) {
@@ -191,6 +231,32 @@ export class IngestionService {
         results[index] = error instanceof Error ? error : new Error(String(error));
       }
     }
+  }
+
+  /**
+   * Starts a large write (see BulkLoad): tell it the chunks to come with {@link expectChunks} or
+   * by passing it to {@link ingestMany}, and end it however the write ends.
+   */
+  bulkLoad(): BulkLoad {
+    return this.database.bulkLoad();
+  }
+
+  /**
+   * Tells a load how many chunks these documents will make at least, from the size of the new and
+   * changed ones, before any of them is split.
+   */
+  async expectChunks(load: BulkLoad, inputs: readonly IngestDocumentInput[]): Promise<void> {
+    let chunks = 0;
+    for (const namespace of new Set(inputs.map((i) => i.namespace))) {
+      const mine = inputs.filter((i) => i.namespace === namespace);
+      const known = await this.documents.findVersions(namespace, mine.map((i) => i.slug ?? i.title));
+      for (const input of mine) {
+        if (known.get(input.slug ?? input.title)?.content_hash !== this.hashOf(input)) {
+          chunks += Math.ceil(input.content.length / CHARS_PER_CHUNK_BOUND);
+        }
+      }
+    }
+    await load.expect(chunks);
   }
 
   /** How many of these documents are new or changed (would not be skipped). */

@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
 import { InvalidSpecError, operationsFromSpecText } from '../openapi/index.ts';
-import type { IngestionService } from './ingestion.service.ts';
+import { endLoad, type IngestionService } from './ingestion.service.ts';
 import { WritePipeline } from './pipeline.ts';
 
 export interface IngestOpenApiInput {
@@ -19,6 +19,7 @@ export interface IngestOpenApiResult {
 }
 
 const BATCH = 24;
+
 
 /**
  * POST /ingest/openapi: one document per operation with an operationId (slug = operationId),
@@ -42,15 +43,20 @@ export class OpenApiIngestion {
     const result: IngestOpenApiResult = { upserted: 0, unchanged: 0, total: operations.length };
     let failed = 0;
     let firstError: Error | undefined;
+    const documents = operations.map((op) => ({
+      namespace: input.namespace,
+      title: op.title,
+      slug: op.operationId,
+      content: op.markdown,
+      metadata: op.metadata,
+    }));
+    const load = this.ingestion.bulkLoad();
     const pipeline = new WritePipeline();
     try {
+      await this.ingestion.expectChunks(load, documents);
       for (let i = 0; i < operations.length; i += BATCH) {
-        const batch = operations.slice(i, i + BATCH);
         const write = this.ingestion
-          .ingestMany(
-            batch.map((op) => ({ namespace: input.namespace, title: op.title, slug: op.operationId, content: op.markdown, metadata: op.metadata })),
-            signal,
-          )
+          .ingestMany(documents.slice(i, i + BATCH), signal)
           .then((outcomes) => {
             for (const outcome of outcomes) {
               if (outcome instanceof Error) {
@@ -67,6 +73,8 @@ export class OpenApiIngestion {
       // No write may still be running when this fails.
       await pipeline.settle();
       throw error;
+    } finally {
+      await endLoad(load, this.logger);
     }
     if (failed > 0) {
       this.logger.warn({ err: firstError, failed, total: operations.length }, 'some operations could not be ingested');

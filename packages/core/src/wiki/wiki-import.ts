@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { JobProgress } from '@kb/db';
 import { AppError } from '../errors.ts';
-import type { BulkDocumentInput, IngestionService, IngestResult } from '../ingestion/ingestion.service.ts';
+import { endLoad, type BulkDocumentInput, type IngestionService, type IngestResult } from '../ingestion/ingestion.service.ts';
 import { WritePipeline } from '../ingestion/pipeline.ts';
 import type { JobContext, JobHandler } from '../jobs/job-runner.ts';
 import { ConfluenceClient, normalizeWikiBaseUrl, type ConfluenceClientOptions, type WikiPage } from './confluence-client.ts';
@@ -110,7 +110,9 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
     context.progress(progress);
   };
 
-  // Groups are written while the next ones are being prepared.
+  // Groups are written while the next ones are being prepared. A large first import may have
+  // the embedded store build its vector index once at the end (BulkLoad).
+  const load = options.ingestion.bulkLoad();
   const pipeline = new WritePipeline();
   try {
     for await (const batch of prefetch(client.listPages(space.id, signal))) {
@@ -135,7 +137,7 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
           sourceHash: sourceDigest(page),
           content: () => storageToMarkdown(page.body, { baseUrl: wikiBase }),
         }));
-        await pipeline.push(options.ingestion.ingestMany(inputs, signal).then((results) => record(results, pages)));
+        await pipeline.push(options.ingestion.ingestMany(inputs, signal, { load }).then((results) => record(results, pages)));
       }
     }
     await pipeline.drain();
@@ -143,6 +145,8 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
     // No write may still be running when this fails.
     await pipeline.settle();
     throw error;
+  } finally {
+    await endLoad(load, logger);
   }
 
   // The listing is complete: what was not listed is gone from the space.
