@@ -178,6 +178,30 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(await count('chunks')).toBe(chunksBefore + 2);
   });
 
+  it('prepares concurrent batches one at a time with an in-process embedder, and overlaps a remote one', async () => {
+    const { embedder } = await setup();
+    const order = async (inProcess: boolean) => {
+      const seen: string[] = [];
+      const observed: Embedder = {
+        model: embedder.model,
+        dimension: embedder.dimension,
+        inProcess,
+        async embed(texts, type) {
+          seen.push(texts[0]!.split('\n')[0]!);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return embedder.embed(texts, type);
+        },
+      };
+      const ingestion = new IngestionService(testDb!.database, observed, logger);
+      const batch = (name: string) =>
+        ['1', '2', '3'].map((n) => ({ namespace: 'wiki' as const, title: `${name}${n}${inProcess}`, content: `${name} text ${n}` }));
+      await Promise.all([ingestion.ingestMany(batch('A')), ingestion.ingestMany(batch('B'))]);
+      return seen.map((title) => title[0]).join('');
+    };
+    expect(await order(true)).toBe('AAABBB');
+    expect(await order(false)).not.toBe('AAABBB');
+  });
+
   it('searches semantically with ranked scores in 0..1, filters by namespace, and fills topK when filtered', async () => {
     const { ingestion, search } = await setup();
     await ingestion.ingest({ namespace: 'user_docs', title: 'Guide', content: GUIDE });

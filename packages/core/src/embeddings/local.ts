@@ -99,6 +99,7 @@ function hash32(s: string, seed: number): number {
 export class LocalEmbedder implements Embedder {
   readonly model: string;
   readonly dimension: number;
+  readonly inProcess = true;
   /** Per stem: HASHES signed slots (bucket * 2 + sign bit). */
   private readonly slotCache = new Map<string, Int32Array>();
 

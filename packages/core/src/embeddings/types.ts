@@ -7,6 +7,11 @@ export interface Embedder {
   readonly model: string;
   /** Length of every vector this embedder returns. */
   readonly dimension: number;
+  /**
+   * True when vectors are computed on the caller's thread, with no I/O to wait for (the built-in
+   * embedder). Bulk ingestion then prepares one batch at a time; a remote model's calls overlap.
+   */
+  readonly inProcess?: boolean;
   /** One vector per text, in order. Vectors are unit length (cosine = dot product). */
   embed(texts: readonly string[], inputType: EmbeddingInputType, signal?: AbortSignal): Promise<number[][]>;
 }

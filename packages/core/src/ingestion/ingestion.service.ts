@@ -84,6 +84,9 @@ export function embeddingText(headingPath: string, content: string): string {
 export class IngestionService {
   private readonly documents: DocumentsRepository;
 
+  /** The batch being prepared (see ingestMany). */
+  private preparing: Promise<unknown> = Promise.resolve();
+
   /** Whether bulk writes go in bounded transactions (a serving process on the embedded store). */
   private readonly bounded: boolean;
 
@@ -142,6 +145,30 @@ export class IngestionService {
     signal?: AbortSignal,
     options: { load?: BulkLoad } = {},
   ): Promise<Array<IngestResult | Error>> {
+    // With an in-process embedder, preparing is CPU work: one batch is prepared at a time, in
+    // call order, because interleaved with another batch's, a batch's preparation would end
+    // later, and the database (writing earlier batches) would wait. A remote model's calls overlap.
+    let turn: ReturnType<IngestionService['prepareMany']>;
+    if (this.embedder.inProcess) {
+      turn = this.preparing.then(() => this.prepareMany(inputs, signal));
+      this.preparing = turn.catch(() => undefined);
+    } else {
+      turn = this.prepareMany(inputs, signal);
+    }
+    const { results, pending } = await turn;
+    // The chunks about to be written count towards the load they belong to, if any.
+    await options.load?.expect(pending.reduce((n, p) => n + p.version.children.length, 0));
+    for (const group of this.writeGroups(pending)) {
+      await this.writeGroup(group, results);
+    }
+    return results as Array<IngestResult | Error>;
+  }
+
+  /** Steps 1, 5 and 6 of a batch: the hash check, then splitting and embedding what changed. */
+  private async prepareMany(
+    inputs: readonly BulkDocumentInput[],
+    signal?: AbortSignal,
+  ): Promise<{ results: Array<IngestResult | Error | undefined>; pending: Array<{ index: number; version: DocumentVersion }> }> {
     const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
     const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
@@ -168,12 +195,7 @@ export class IngestionService {
         results[index] = error instanceof Error ? error : new Error(String(error));
       }
     }
-    // The chunks about to be written count towards the load they belong to, if any.
-    await options.load?.expect(pending.reduce((n, p) => n + p.version.children.length, 0));
-    for (const group of this.writeGroups(pending)) {
-      await this.writeGroup(group, results);
-    }
-    return results as Array<IngestResult | Error>;
+    return { results, pending };
   }
 
   /**
