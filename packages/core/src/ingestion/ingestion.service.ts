@@ -145,15 +145,21 @@ export class IngestionService {
     signal?: AbortSignal,
     options: { load?: BulkLoad } = {},
   ): Promise<Array<IngestResult | Error>> {
+    // 1. The hash check of the whole batch: one query per namespace.
+    const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
+    const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
+    for (const namespace of new Set(inputs.map((i) => i.namespace))) {
+      known.set(namespace, await this.documents.findVersions(namespace, prepared.filter((p) => p.input.namespace === namespace).map((p) => p.slug)));
+    }
     // With an in-process embedder, preparing is CPU work: one batch is prepared at a time, in
     // call order, because interleaved with another batch's, a batch's preparation would end
     // later, and the database (writing earlier batches) would wait. A remote model's calls overlap.
     let turn: ReturnType<IngestionService['prepareMany']>;
     if (this.embedder.inProcess) {
-      turn = this.preparing.then(() => this.prepareMany(inputs, signal));
+      turn = this.preparing.then(() => this.prepareMany(prepared, known, signal));
       this.preparing = turn.catch(() => undefined);
     } else {
-      turn = this.prepareMany(inputs, signal);
+      turn = this.prepareMany(prepared, known, signal);
     }
     const { results, pending } = await turn;
     // The chunks about to be written count towards the load they belong to, if any.
@@ -164,17 +170,13 @@ export class IngestionService {
     return results as Array<IngestResult | Error>;
   }
 
-  /** Steps 1, 5 and 6 of a batch: the hash check, then splitting and embedding what changed. */
+  /** Steps 5 and 6 of a batch: splitting and embedding what the hash check found changed. */
   private async prepareMany(
-    inputs: readonly BulkDocumentInput[],
+    prepared: ReadonlyArray<{ input: BulkDocumentInput; slug: string; hash: string }>,
+    known: ReadonlyMap<string, ReadonlyMap<string, { id: string; content_hash: string }>>,
     signal?: AbortSignal,
   ): Promise<{ results: Array<IngestResult | Error | undefined>; pending: Array<{ index: number; version: DocumentVersion }> }> {
-    const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
-    const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
-    for (const namespace of new Set(inputs.map((i) => i.namespace))) {
-      known.set(namespace, await this.documents.findVersions(namespace, prepared.filter((p) => p.input.namespace === namespace).map((p) => p.slug)));
-    }
-    const results: Array<IngestResult | Error | undefined> = new Array(inputs.length);
+    const results: Array<IngestResult | Error | undefined> = new Array(prepared.length);
     const pending: Array<{ index: number; version: DocumentVersion }> = [];
     let slice = performance.now();
     for (const [index, { input, slug, hash }] of prepared.entries()) {
