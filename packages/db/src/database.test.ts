@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createDatabase,
+  createVectorIndex,
   dropVectorIndex,
   ensureVectorIndex,
   indexedDimension,
@@ -14,6 +15,7 @@ import {
   vectorDistance,
 } from './index.ts';
 import { createEmptyPostgresDatabase, createTestDatabase, testStoreKinds } from './testing.ts';
+import { buildMemoryMb } from './vector-index.ts';
 
 const kinds = await testStoreKinds();
 
@@ -143,6 +145,38 @@ describe.each(kinds)('vector index upgrades on %s', (kind) => {
       const before = await oid();
       expect(await ensureVectorIndex(database.db, kind)).toBe('present');
       expect(await oid()).toBe(before);
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe.each(kinds)('vector index builds on %s', (kind) => {
+  it('get the memory to hold the whole graph for the build only, and never less than configured', async () => {
+    const { database, drop } = await createTestDatabase(kind);
+    try {
+      await database.transaction(async (trx) => {
+        expect(await buildMemoryMb(trx, kind, 1024)).toBeUndefined(); // an empty table: 64 MB is plenty
+        await sql`set local maintenance_work_mem = '1MB'`.execute(trx);
+        await trx.insertInto('namespaces').values({ id: 'user_docs' }).execute();
+        const doc = await trx
+          .insertInto('documents')
+          .values({ namespace: 'user_docs', slug: 's', title: 'T', metadata: JSON.stringify({}), content_hash: 'h' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await sql`
+          insert into chunks (document_id, namespace, ordinal, heading_path, content, token_count, embedding)
+          select ${doc.id}::uuid, 'user_docs', g, 'T', 'c', 1, array_fill(0.5::real, array[1024])::vector
+          from generate_series(1, 600) as g`.execute(trx);
+        // 600 elements of 1,024 components (half precision on PostgreSQL) and their neighbour lists.
+        expect(await buildMemoryMb(trx, kind, 1024)).toBe(kind === 'postgres' ? 2 : 4);
+        await dropVectorIndex(trx);
+        await createVectorIndex(trx, kind);
+        const setting = await sql<{ m: string }>`select current_setting('maintenance_work_mem') as m`.execute(trx);
+        expect(setting.rows[0]!.m).toBe(kind === 'postgres' ? '2MB' : '4MB');
+      });
+      const after = await sql<{ m: string }>`select current_setting('maintenance_work_mem') as m`.execute(database.db);
+      expect(after.rows[0]!.m).toBe('64MB');
     } finally {
       await drop();
     }

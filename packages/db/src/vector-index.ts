@@ -148,9 +148,40 @@ export async function dropVectorIndex(db: Kysely<DB>): Promise<void> {
   await sql`drop index if exists ${sql.ref(VECTOR_INDEX)}`.execute(db);
 }
 
-/** Builds the index for the column's current dimension (the caller has dropped any other). */
+/**
+ * Memory an index build may use at most, set for the build when the store's own setting is
+ * lower. pgvector builds the graph in memory while it fits (about 1 ms a vector in PGlite) and
+ * inserts the rest one by one, several times slower (20,000 vectors in PGlite: 43 s with room
+ * for all of them, 114 s with the default 64 MB, which holds 14,000). PGlite's share is smaller:
+ * its WebAssembly memory is the whole database's.
+ */
+const MAX_BUILD_MEMORY_MB = { postgres: 1024, pglite: 768 } as const;
+
+/** Bytes an element of the graph takes beyond its vector (neighbour lists, headers). */
+const GRAPH_ELEMENT_OVERHEAD = 700;
+
+/** maintenance_work_mem (in MB) for building the index over the table's current rows. */
+export async function buildMemoryMb(db: Kysely<DB>, kind: 'postgres' | 'pglite', dimension: number): Promise<number | undefined> {
+  const { rows, configured } = (
+    await sql<{ rows: number; configured: number }>`
+      select (select count(*) from chunks)::float8 as rows,
+             pg_size_bytes(current_setting('maintenance_work_mem'))::float8 as configured`.execute(db)
+  ).rows[0]!;
+  const element = indexedDimension(dimension) * (vectorIndexPrecision(kind) === 'half' ? 2 : 4) + GRAPH_ELEMENT_OVERHEAD;
+  const wanted = Math.min(Math.ceil((rows * element * 1.1) / 2 ** 20), MAX_BUILD_MEMORY_MB[kind]);
+  return wanted > configured / 2 ** 20 ? wanted : undefined;
+}
+
+/**
+ * Builds the index for the column's current dimension (the caller has dropped any other), with
+ * the memory to build it in one piece (see {@link MAX_BUILD_MEMORY_MB}).
+ */
 export async function createVectorIndex(db: Kysely<DB>, kind: 'postgres' | 'pglite'): Promise<void> {
+  // The memory setting lasts for the transaction only.
+  if (!db.isTransaction) return db.transaction().execute((trx) => createVectorIndex(trx, kind));
   const dimension = await embeddingColumnDimension(db);
+  const memory = await buildMemoryMb(db, kind, dimension);
+  if (memory !== undefined) await sql`select set_config('maintenance_work_mem', ${`${memory}MB`}, true)`.execute(db);
   const key = indexedForm(kind, dimension, sql.ref('embedding'));
   const opclass = sql.raw(vectorIndexPrecision(kind) === 'half' ? 'halfvec_cosine_ops' : 'vector_cosine_ops');
   await sql`create index if not exists ${sql.ref(VECTOR_INDEX)} on chunks using hnsw ((${key}) ${opclass})`.execute(db);
