@@ -270,27 +270,23 @@ export class IngestionService {
    * changed ones, before any of them is split.
    */
   async expectChunks(load: BulkLoad, inputs: readonly IngestDocumentInput[]): Promise<void> {
-    let chunks = 0;
-    for (const namespace of new Set(inputs.map((i) => i.namespace))) {
-      const mine = inputs.filter((i) => i.namespace === namespace);
-      const known = await this.documents.findVersions(namespace, mine.map((i) => i.slug ?? i.title));
-      for (const input of mine) {
-        if (known.get(input.slug ?? input.title)?.content_hash !== this.hashOf(input)) {
-          chunks += Math.ceil(input.content.length / CHARS_PER_CHUNK_BOUND);
-        }
-      }
-    }
-    await load.expect(chunks);
+    const changed = await this.changed(inputs);
+    await load.expect(changed.reduce((n, input) => n + Math.ceil(input.content.length / CHARS_PER_CHUNK_BOUND), 0));
   }
 
   /** How many of these documents are new or changed (would not be skipped). */
   async countChanged(inputs: readonly BulkDocumentInput[]): Promise<number> {
-    let changed = 0;
+    return (await this.changed(inputs)).length;
+  }
+
+  /** The documents among these that are new or changed, by their content hash. */
+  private async changed<T extends BulkDocumentInput>(inputs: readonly T[]): Promise<T[]> {
+    const changed: T[] = [];
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       const mine = inputs.filter((i) => i.namespace === namespace);
       const known = await this.documents.findVersions(namespace, mine.map((i) => i.slug ?? i.title));
       for (const input of mine) {
-        if (known.get(input.slug ?? input.title)?.content_hash !== this.hashOf(input)) changed++;
+        if (known.get(input.slug ?? input.title)?.content_hash !== this.hashOf(input)) changed.push(input);
       }
     }
     return changed;

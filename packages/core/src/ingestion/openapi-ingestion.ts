@@ -20,7 +20,6 @@ export interface IngestOpenApiResult {
 
 const BATCH = 24;
 
-
 /**
  * POST /ingest/openapi: one document per operation with an operationId (slug = operationId),
  * through the pipeline in batches; unchanged operations are skipped by their content hash.
