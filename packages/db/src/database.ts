@@ -141,7 +141,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable) });
   const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await db.destroy();
-    await (pglite ?? (queryable as PGliteThread)).close();
+    await queryable.close();
     lock?.release();
   }, options.bulkLoadMinChunks);
   return pglite ? Object.assign(database, { pglite }) : database;

@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
 
-/** What the embedded store's Kysely driver needs of a PGlite database. */
+/** What the embedded store needs of a PGlite database, in this thread or on its own. */
 export interface EmbeddedQueryable {
   query<R>(sql: string, params: unknown[], options?: { rowMode: 'object' }): Promise<{ rows: R[]; affectedRows?: number }>;
+  close(): Promise<void>;
 }
 
 /** An error the embedded database reported, with PostgreSQL's fields (code: the SQLSTATE). */
