@@ -198,8 +198,9 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
       await Promise.all([ingestion.ingestMany(batch('A')), ingestion.ingestMany(batch('B'))]);
       return seen.map((title) => title[0]).join('');
     };
-    expect(await order(true)).toBe('AAABBB');
-    expect(await order(false)).not.toBe('AAABBB');
+    // Either batch may finish its hash check first; then it is prepared whole.
+    expect(await order(true)).toMatch(/^(AAABBB|BBBAAA)$/);
+    expect(await order(false)).not.toMatch(/^(AAABBB|BBBAAA)$/);
   });
 
   it('searches semantically with ranked scores in 0..1, filters by namespace, and fills topK when filtered', async () => {

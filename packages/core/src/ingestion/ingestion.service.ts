@@ -151,9 +151,10 @@ export class IngestionService {
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       known.set(namespace, await this.documents.findVersions(namespace, prepared.filter((p) => p.input.namespace === namespace).map((p) => p.slug)));
     }
-    // With an in-process embedder, preparing is CPU work: one batch is prepared at a time, in
-    // call order, because interleaved with another batch's, a batch's preparation would end
-    // later, and the database (writing earlier batches) would wait. A remote model's calls overlap.
+    // With an in-process embedder, preparing is CPU work: one batch is prepared at a time (in
+    // the order their hash checks end), because interleaved with another batch's, a batch's
+    // preparation would end later, and the database (writing earlier batches) would wait. A
+    // remote model's calls overlap.
     let turn: ReturnType<IngestionService['prepareMany']>;
     if (this.embedder.inProcess) {
       turn = this.preparing.then(() => this.prepareMany(prepared, known, signal));
