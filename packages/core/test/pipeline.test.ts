@@ -1,10 +1,10 @@
 import { createLogger } from '@kb/core';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Embedder, EmbeddingInputType } from '../src/embeddings/types.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
-import { IngestionService } from '../src/ingestion/ingestion.service.ts';
+import { IngestionService, type IngestResult } from '../src/ingestion/ingestion.service.ts';
 import { chunkMarkdown } from '../src/chunking/index.ts';
 import { SearchService } from '../src/search/search.service.ts';
 
@@ -176,6 +176,37 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     ]);
     expect(mixed.map((r) => (r instanceof Error ? 'error' : 'ok'))).toEqual(['ok', 'error', 'ok']);
     expect(await count('chunks')).toBe(chunksBefore + 2);
+  });
+
+  it('splits and embeds bulk loads for the built-in embedder off the thread, exactly as on it', async () => {
+    const { db } = await setup();
+    const documents = (namespace: 'wiki' | 'user_docs') => [
+      { namespace, title: 'Guide', slug: 'guide', content: GUIDE },
+      { namespace, title: 'Empty', slug: 'empty', content: '' },
+      { namespace, title: 'Derived', slug: 'derived', sourceHash: 'v1', content: () => '# Derived\n\nConverted text about widgets.' },
+      { namespace, title: 'Broken', slug: 'broken', sourceHash: 'v1', content: (): string => { throw new Error('conversion failed'); } },
+    ];
+    const local = new LocalEmbedder();
+    // A LocalEmbedder is prepared in the spec worker; the same embedder wrapped is prepared here.
+    const wrapped: Embedder = { model: local.model, dimension: local.dimension, embed: (t, type) => local.embed(t, type) };
+    const embedHere = vi.spyOn(local, 'embed');
+    const offThread = await new IngestionService(testDb!.database, local, logger).ingestMany(documents('wiki'));
+    expect(embedHere).not.toHaveBeenCalled();
+    const onThread = await new IngestionService(testDb!.database, wrapped, logger).ingestMany(documents('user_docs'));
+    const outcome = (r: IngestResult | Error) => (r instanceof Error ? r.message : r.chunks);
+    expect(offThread.map(outcome)).toEqual(onThread.map(outcome));
+    expect(offThread.map(outcome)).toEqual([expect.any(Number), 0, 1, 'conversion failed']);
+    const stored = (namespace: string) =>
+      sql<{ slug: string; heading_path: string; content: string; token_count: number; embedding: string }>`
+        select d.slug, c.heading_path, c.content, c.token_count, c.embedding::text as embedding
+        from chunks c join documents d on d.id = c.document_id
+        where d.namespace = ${namespace} order by d.slug, c.ordinal`.execute(db);
+    const [a, b] = [await stored('wiki'), await stored('user_docs')];
+    expect(a.rows.length).toBeGreaterThan(2);
+    expect(a.rows).toEqual(b.rows);
+    const parents = (namespace: string) =>
+      sql`select p.heading_path, p.content from parent_chunks p join documents d on d.id = p.document_id where d.namespace = ${namespace} order by d.slug, p.ordinal`.execute(db);
+    expect((await parents('wiki')).rows).toEqual((await parents('user_docs')).rows);
   });
 
   it('prepares concurrent batches one at a time with an in-process embedder, and overlaps a remote one', async () => {

@@ -9,7 +9,7 @@ export interface StoredChild {
   headingPath: string;
   content: string;
   tokenCount: number;
-  embedding: readonly number[];
+  embedding: ArrayLike<number>;
 }
 
 export interface StoredParent {
@@ -28,7 +28,7 @@ export interface DocumentVersion {
   children: StoredChild[];
 }
 
-export function toVectorLiteral(vector: readonly number[]): string {
+export function toVectorLiteral(vector: ArrayLike<number>): string {
   let out = '[';
   for (let i = 0; i < vector.length; i++) {
     if (i > 0) out += ',';
@@ -43,14 +43,14 @@ export function toVectorLiteral(vector: readonly number[]): string {
  * as a binary parameter, the server copies it instead of parsing a thousand decimal numbers.
  * node-postgres sends a Buffer parameter in binary; PGlite does not, so it gets the literal.
  */
-export function toVectorBinary(vector: readonly number[]): Buffer {
+export function toVectorBinary(vector: ArrayLike<number>): Buffer {
   const buffer = Buffer.allocUnsafe(4 + 4 * vector.length);
   writeVectorBinary(buffer, 0, vector);
   return buffer;
 }
 
 /** Writes pgvector's binary form of `vector` at `offset`; returns the offset after it. */
-function writeVectorBinary(buffer: Buffer, offset: number, vector: readonly number[]): number {
+function writeVectorBinary(buffer: Buffer, offset: number, vector: ArrayLike<number>): number {
   let at = buffer.writeInt16BE(vector.length, offset);
   at = buffer.writeInt16BE(0, at);
   for (let i = 0; i < vector.length; i++) at = buffer.writeFloatBE(vector[i]!, at);
@@ -63,7 +63,7 @@ function writeVectorBinary(buffer: Buffer, offset: number, vector: readonly numb
  * element, where an array of vector literals costs the client escaping every string and the
  * server parsing every number (1,024 of them a vector).
  */
-export function toVectorArrayBinary(vectors: readonly (readonly number[])[], elementType: number): Buffer {
+export function toVectorArrayBinary(vectors: ReadonlyArray<ArrayLike<number>>, elementType: number): Buffer {
   let size = 20;
   for (const v of vectors) size += 8 + 4 * v.length;
   const buffer = Buffer.allocUnsafe(size);
@@ -89,7 +89,7 @@ export class DocumentsRepository {
    * An array parameter of vectors, typed vector[]: binary on PostgreSQL; vector literals on
    * PGlite, which takes parameters as text.
    */
-  private async vectorsParameter(trx: Transaction<DB>, vectors: readonly (readonly number[])[]): Promise<RawBuilder<unknown>> {
+  private async vectorsParameter(trx: Transaction<DB>, vectors: ReadonlyArray<ArrayLike<number>>): Promise<RawBuilder<unknown>> {
     if (this.kind === 'pglite') return sql`${vectors.map((v) => toVectorLiteral(v))}::text[]::vector[]`;
     this.vectorType ??= sql<{ oid: number }>`select 'vector'::regtype::oid as oid`.execute(trx).then((r) => Number(r.rows[0]!.oid));
     let oid: number;

@@ -1,11 +1,16 @@
 import type { BulkLoad, Database } from '@kb/db';
-import { CHUNKER_VERSION, chunkMarkdown } from '../chunking/index.ts';
+import { CHUNKER_VERSION } from '../chunking/index.ts';
+import { LocalEmbedder } from '../embeddings/local.ts';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
 import { contentHash } from './content-hash.ts';
-import { DocumentsRepository, type DocumentVersion, type StoredChild } from './documents.repository.ts';
+import { prepareDocumentsOffThread } from '../openapi/off-thread.ts';
+import { DocumentsRepository, type DocumentVersion } from './documents.repository.ts';
+import { embeddingText, splitDocument, type SplitDocument } from './prepare.ts';
+
+export { embeddingText } from './prepare.ts';
 
 export interface IngestDocumentInput {
   namespace: Namespace;
@@ -71,10 +76,6 @@ export async function endLoad(load: BulkLoad, logger: Logger): Promise<void> {
   }
 }
 
-/** The text a child chunk is embedded as: its heading trail (title first) and its content. */
-export function embeddingText(headingPath: string, content: string): string {
-  return `${headingPath}\n\n${content}`;
-}
 
 /**
  * The ingestion pipeline every method shares. Steps run in the specified order, but nothing is
@@ -178,18 +179,27 @@ export class IngestionService {
     signal?: AbortSignal,
   ): Promise<{ results: Array<IngestResult | Error | undefined>; pending: Array<{ index: number; version: DocumentVersion }> }> {
     const results: Array<IngestResult | Error | undefined> = new Array(prepared.length);
+    const changed: Array<{ index: number; input: BulkDocumentInput; slug: string; hash: string }> = [];
+    for (const [index, { input, slug, hash }] of prepared.entries()) {
+      const existing = known.get(input.namespace)?.get(slug);
+      if (existing?.content_hash === hash) results[index] = { documentId: existing.id, skipped: true, chunks: 0 };
+      else changed.push({ index, input, slug, hash });
+    }
+    if (changed.length > 0 && this.embedder instanceof LocalEmbedder) {
+      try {
+        return { results, pending: await this.prepareOffThread(changed, results, signal) };
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        this.logger.warn({ err: error }, "preparing documents off the server's thread failed; preparing them on it");
+      }
+    }
     const pending: Array<{ index: number; version: DocumentVersion }> = [];
     let slice = performance.now();
-    for (const [index, { input, slug, hash }] of prepared.entries()) {
+    for (const { index, input, slug, hash } of changed) {
       // Splitting and local embedding are CPU work: let requests in between documents.
       if (performance.now() - slice > YIELD_AFTER_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         slice = performance.now();
-      }
-      const existing = known.get(input.namespace)?.get(slug);
-      if (existing?.content_hash === hash) {
-        results[index] = { documentId: existing.id, skipped: true, chunks: 0 };
-        continue;
       }
       try {
         pending.push({ index, version: await this.prepare(input, slug, hash, signal) });
@@ -199,6 +209,39 @@ export class IngestionService {
       }
     }
     return { results, pending };
+  }
+
+  /**
+   * Steps 5 and 6 for the built-in embedder, in the spec worker's thread: this thread only
+   * converts derived documents and assembles the versions. A document whose conversion fails
+   * gets its error in `results`.
+   */
+  private async prepareOffThread(
+    changed: ReadonlyArray<{ index: number; input: BulkDocumentInput; slug: string; hash: string }>,
+    results: Array<IngestResult | Error | undefined>,
+    signal?: AbortSignal,
+  ): Promise<Array<{ index: number; version: DocumentVersion }>> {
+    const sent: Array<{ index: number; input: BulkDocumentInput; slug: string; hash: string; content: string }> = [];
+    for (const entry of changed) {
+      try {
+        sent.push({ ...entry, content: typeof entry.input.content === 'string' ? entry.input.content : entry.input.content() });
+      } catch (error) {
+        results[entry.index] = error instanceof Error ? error : new Error(String(error));
+      }
+    }
+    const { documents, vectors } = await prepareDocumentsOffThread(
+      sent.map((s) => ({ title: s.input.title, content: s.content })),
+      this.embedder.dimension,
+    );
+    signal?.throwIfAborted();
+    const dimension = this.embedder.dimension;
+    let offset = 0;
+    return sent.map(({ index, input, slug, hash }, i) => {
+      const split = documents[i]!;
+      const first = offset;
+      offset += split.children.length * dimension;
+      return { index, version: this.version(input, slug, hash, split, (c) => vectors.subarray(first + c * dimension, first + (c + 1) * dimension)) };
+    });
   }
 
   /**
@@ -304,17 +347,14 @@ export class IngestionService {
   private async prepare(input: BulkDocumentInput, slug: string, hash: string, signal?: AbortSignal): Promise<DocumentVersion> {
     // 5. Hierarchical splitting (of the converted Markdown, for derived documents).
     const content = typeof input.content === 'string' ? input.content : input.content();
-    const chunked = chunkMarkdown({ title: input.title, content });
-    const children = chunked.parents.flatMap((parent) =>
-      parent.children.map((child) => ({ ...child, parentOrdinal: parent.ordinal })),
-    );
+    const split = splitDocument({ title: input.title, content });
 
     // 6. One embedding call for all child chunks of the document.
     let vectors: number[][] = [];
-    if (children.length > 0) {
+    if (split.children.length > 0) {
       try {
         vectors = await this.embedder.embed(
-          children.map((c) => embeddingText(c.headingPath, c.content)),
+          split.children.map((c) => embeddingText(c.headingPath, c.content)),
           'document',
           signal,
         );
@@ -324,23 +364,25 @@ export class IngestionService {
         throw new AppError('SERVICE_UNAVAILABLE', 'The embedding service failed; the document was not changed. Try again later.', { cause: error });
       }
     }
+    return this.version(input, slug, hash, split, (i) => vectors[i]!);
+  }
 
-    const stored: StoredChild[] = children.map((c, i) => ({
-      parentOrdinal: c.parentOrdinal,
-      ordinal: c.ordinal,
-      headingPath: c.headingPath,
-      content: c.content,
-      tokenCount: c.tokenCount,
-      embedding: vectors[i]!,
-    }));
+  /** What is written of a split document whose `i`th child has the vector `vector(i)`. */
+  private version(
+    input: BulkDocumentInput,
+    slug: string,
+    hash: string,
+    split: SplitDocument,
+    vector: (i: number) => ArrayLike<number>,
+  ): DocumentVersion {
     return {
       namespace: input.namespace,
       slug,
       title: input.title,
-      metadata: { ...chunked.metadata, ...(input.metadata ?? {}) },
+      metadata: { ...split.metadata, ...(input.metadata ?? {}) },
       contentHash: hash,
-      parents: chunked.parents.map((p) => ({ ordinal: p.ordinal, headingPath: p.headingPath, content: p.content })),
-      children: stored,
+      parents: split.parents,
+      children: split.children.map((c, i) => ({ ...c, embedding: vector(i) })),
     };
   }
 }

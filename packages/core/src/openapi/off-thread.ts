@@ -1,21 +1,33 @@
 import { Worker } from 'node:worker_threads';
+import type { SplitDocument } from '../ingestion/prepare.ts';
 import { InvalidSpecError } from './errors.ts';
 import type { OperationsResult } from './operations.ts';
 
 /** Memory a spec's parse may use before the worker is stopped (alias or nesting bombs). */
 const WORKER_HEAP_MB = 1024;
 
-type Reply = { id: number; ok: true; result: OperationsResult } | { id: number; ok: false; name: string; message: string };
+type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; name: string; message: string };
+
+type Request = { kind: 'spec'; text: string; format: 'json' | 'yaml' } | { kind: 'prepare'; documents: Array<{ title: string; content: string }>; dimension: number };
 
 interface Pending {
-  resolve(result: OperationsResult): void;
+  kind: Request['kind'];
+  resolve(result: unknown): void;
   reject(error: Error): void;
+}
+
+/** Documents split and embedded by the built-in embedder in the worker (see prepare.ts). */
+export interface PreparedDocuments {
+  documents: SplitDocument[];
+  vectors: Float32Array;
 }
 
 /**
  * One long-lived worker thread that parses specs and renders their operations: a large YAML
  * spec takes over a second of synchronous parsing, which would stall every other request of the
  * server, and a pathological one must not be able to take the server's own heap down with it.
+ * It also splits and embeds bulk loads' documents for the built-in embedder (CPU work the
+ * server's thread would otherwise do between the database's replies).
  * Starting a worker (loading the parser and the renderer) costs about a second, so it is kept
  * and reused; requests queue in it. If a spec exhausts the worker's heap, that request (and any
  * queued behind it) fails as an invalid spec and the next one starts a fresh worker.
@@ -40,7 +52,7 @@ class SpecWorker {
       if (this.pending.size === 0) this.worker.unref();
       if (message.ok) request.resolve(message.result);
       else if (message.name === 'InvalidSpecError') request.reject(new InvalidSpecError(message.message));
-      else request.reject(new Error(`Spec processing failed: ${message.message}`));
+      else request.reject(new Error(`${request.kind === 'spec' ? 'Spec processing' : 'Preparing documents'} failed: ${message.message}`));
     });
     const fail = (reason: string) => {
       if (this.dead) return;
@@ -48,7 +60,11 @@ class SpecWorker {
       onDeath(this);
       // Out of memory or a stack overflow in the parser: the spec is what is wrong.
       for (const request of this.pending.values()) {
-        request.reject(new InvalidSpecError(`the spec could not be processed within the service's limits (${reason})`));
+        request.reject(
+          request.kind === 'spec'
+            ? new InvalidSpecError(`the spec could not be processed within the service's limits (${reason})`)
+            : new Error(`Preparing documents failed: the worker stopped (${reason})`),
+        );
       }
       this.pending.clear();
     };
@@ -56,12 +72,12 @@ class SpecWorker {
     this.worker.on('exit', (code) => fail(`exit ${code}`));
   }
 
-  run(text: string, format: 'json' | 'yaml'): Promise<OperationsResult> {
+  run(request: Request): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { kind: request.kind, resolve, reject });
       this.worker.ref();
-      this.worker.postMessage({ id, text, format });
+      this.worker.postMessage({ id, ...request });
     });
   }
 
@@ -84,7 +100,15 @@ function specWorker(): SpecWorker {
 
 /** Parses a spec and renders its operations in the spec worker thread. */
 export function operationsFromSpecText(text: string, format: 'json' | 'yaml'): Promise<OperationsResult> {
-  return specWorker().run(text, format);
+  return specWorker().run({ kind: 'spec', text, format }) as Promise<OperationsResult>;
+}
+
+/**
+ * Splits documents and embeds their chunks with the built-in embedder of `dimension`, in the
+ * worker thread (the same results as prepare.ts's prepareDocuments on this thread).
+ */
+export function prepareDocumentsOffThread(documents: Array<{ title: string; content: string }>, dimension: number): Promise<PreparedDocuments> {
+  return specWorker().run({ kind: 'prepare', documents, dimension }) as Promise<PreparedDocuments>;
 }
 
 /** Starts the spec worker ahead of the first spec (a server does at start). */

@@ -1,0 +1,51 @@
+import { chunkMarkdown } from '../chunking/index.ts';
+import { LocalEmbedder } from '../embeddings/local.ts';
+
+/** The text a child chunk is embedded as: its heading trail (title first) and its content. */
+export function embeddingText(headingPath: string, content: string): string {
+  return `${headingPath}\n\n${content}`;
+}
+
+/** A document split by the pipeline's step 5: sections, and children that name their section. */
+export interface SplitDocument {
+  /** Front matter. */
+  metadata: Record<string, unknown>;
+  parents: Array<{ ordinal: number; headingPath: string; content: string }>;
+  children: Array<{ parentOrdinal: number; ordinal: number; headingPath: string; content: string; tokenCount: number }>;
+}
+
+export function splitDocument(input: { title: string; content: string }): SplitDocument {
+  const chunked = chunkMarkdown(input);
+  return {
+    metadata: chunked.metadata,
+    parents: chunked.parents.map((p) => ({ ordinal: p.ordinal, headingPath: p.headingPath, content: p.content })),
+    children: chunked.parents.flatMap((parent) =>
+      parent.children.map((child) => ({ ...child, parentOrdinal: parent.ordinal })),
+    ),
+  };
+}
+
+const embedders = new Map<number, LocalEmbedder>();
+
+/**
+ * Steps 5 and 6 for the built-in embedder, for many documents at once (the spec worker runs
+ * this off the server's thread): their splits, and one array holding every child's vector, in
+ * order, `dimension` components each.
+ */
+export function prepareDocuments(
+  documents: ReadonlyArray<{ title: string; content: string }>,
+  dimension: number,
+): { documents: SplitDocument[]; vectors: Float32Array } {
+  let embedder = embedders.get(dimension);
+  if (!embedder) embedders.set(dimension, (embedder = new LocalEmbedder({ dimension })));
+  const split = documents.map(splitDocument);
+  const vectors = new Float32Array(split.reduce((n, d) => n + d.children.length, 0) * dimension);
+  let offset = 0;
+  for (const document of split) {
+    for (const child of document.children) {
+      vectors.set(embedder.embedOne(embeddingText(child.headingPath, child.content), 'document'), offset);
+      offset += dimension;
+    }
+  }
+  return { documents: split, vectors };
+}
