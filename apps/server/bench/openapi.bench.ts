@@ -5,8 +5,12 @@
  * /healthz probe every 50 ms during the first post.
  *
  *   pnpm exec tsx bench/openapi.bench.ts [--store=postgres|pglite] [--spec=path]
+ *
+ * With --corpus=<dir>, posts every .json/.yaml/.yml file under the directory once, into one
+ * store, and prints each answer's status, time, longest /healthz wait and the start of its body
+ * (every file must be ingested or refused with a clear 400).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,10 +23,10 @@ const { values } = parseArgs({
   options: {
     store: { type: 'string', default: 'postgres' },
     spec: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus/openapi/stripe/spec3.yaml') },
+    corpus: { type: 'string' },
   },
 });
 
-const spec = await readFile(values.spec, 'utf8');
 const dataDir = await mkdtemp(join(tmpdir(), 'kb-bench-'));
 const database = values.store === 'postgres' ? await createEmptyPostgresDatabase() : undefined;
 const config = loadConfig({
@@ -35,7 +39,7 @@ const config = loadConfig({
 const service = await startService(config, { logger: createLogger({ level: 'silent' }) });
 const { key } = await service.services.keys.create({ label: 'bench' });
 
-async function post(): Promise<{ ms: number; body: unknown; stallMs: number }> {
+async function post(body: string, contentType: string): Promise<{ ms: number; status: number; body: unknown; stallMs: number }> {
   let stallMs = 0;
   let probing = true;
   const probe = (async () => {
@@ -49,23 +53,46 @@ async function post(): Promise<{ ms: number; body: unknown; stallMs: number }> {
   const start = performance.now();
   const res = await fetch(`${service.url}/api/v1/ingest/openapi`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/yaml' },
-    body: spec,
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    body,
   });
-  const body = await res.json();
+  const answer = await res.json();
   const ms = performance.now() - start;
   probing = false;
   await probe;
-  if (res.status !== 200) throw new Error(`POST answered ${res.status}: ${JSON.stringify(body)}`);
-  return { ms, body, stallMs };
+  return { ms, status: res.status, body: answer, stallMs };
+}
+
+async function postSpec(): Promise<void> {
+  const spec = await readFile(values.spec, 'utf8');
+  console.log(`${values.spec}: ${(spec.length / 1e6).toFixed(1)} MB; store: ${values.store}`);
+  for (const label of ['first post', 'unchanged re-post']) {
+    const result = await post(spec, 'application/yaml');
+    if (result.status !== 200) throw new Error(`POST answered ${result.status}: ${JSON.stringify(result.body)}`);
+    console.log(`${label}: ${(result.ms / 1000).toFixed(1)} s ${JSON.stringify(result.body)}; longest /healthz wait ${result.stallMs.toFixed(0)} ms`);
+  }
+}
+
+async function postCorpus(dir: string): Promise<void> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((e) => e.isFile() && /\.(json|ya?ml)$/.test(e.name))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+  console.log(`${dir}: ${files.length} files; store: ${values.store}`);
+  let longest = 0;
+  for (const file of files) {
+    const result = await post(await readFile(file, 'utf8'), file.endsWith('.json') ? 'application/json' : 'application/yaml');
+    longest = Math.max(longest, result.stallMs);
+    const answer = JSON.stringify(result.body).slice(0, 140);
+    console.log(`${result.status} ${(result.ms / 1000).toFixed(1)} s, /healthz ${result.stallMs.toFixed(0)} ms  ${file.slice(dir.length + 1)}  ${answer}`);
+  }
+  console.log(`longest /healthz wait ${longest.toFixed(0)} ms`);
 }
 
 try {
-  console.log(`${values.spec}: ${(spec.length / 1e6).toFixed(1)} MB; store: ${values.store}`);
-  const first = await post();
-  console.log(`first post: ${(first.ms / 1000).toFixed(1)} s ${JSON.stringify(first.body)}; longest /healthz wait ${first.stallMs.toFixed(0)} ms`);
-  const again = await post();
-  console.log(`unchanged re-post: ${(again.ms / 1000).toFixed(1)} s ${JSON.stringify(again.body)}; longest /healthz wait ${again.stallMs.toFixed(0)} ms`);
+  if (values.corpus) await postCorpus(values.corpus);
+  else await postSpec();
 } finally {
   await service.stop(1_000);
   await database?.drop();
