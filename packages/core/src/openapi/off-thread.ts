@@ -30,7 +30,8 @@ export interface PreparedDocuments {
  * server's thread would otherwise do between the database's replies).
  * Starting a worker (loading the parser and the renderer) costs about a second, so it is kept
  * and reused; requests queue in it. If a spec exhausts the worker's heap, that request (and any
- * queued behind it) fails as an invalid spec and the next one starts a fresh worker.
+ * spec queued behind it) fails as an invalid spec, queued document preparations fail (their
+ * caller prepares them on its own thread), and the next request starts a fresh worker.
  */
 class SpecWorker {
   private readonly worker: Worker;
