@@ -5,6 +5,7 @@
  * and for an unchanged re-import, and where the first import's time went.
  *
  *   pnpm exec tsx bench/wiki-import.bench.ts [--store=postgres|pglite] [--pages=2000] [--page-bytes=50000]
+ *     [--no-vector-index]  (PostgreSQL, diagnostic: the ceiling the writes allow without the index)
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -16,12 +17,15 @@ import { createLogger } from '../src/logger.ts';
 import { generateSpace, startFakeConfluence } from '../src/wiki/fake-confluence.ts';
 import { createWikiImportHandler } from '../src/wiki/wiki-import.ts';
 import { openScratchDatabase } from './scratch-database.ts';
+import { dropVectorIndex } from '@kb/db';
 
 const { values } = parseArgs({
   options: {
     store: { type: 'string', default: 'postgres' },
     pages: { type: 'string', default: '2000' },
     'page-bytes': { type: 'string', default: '50000' },
+    /** Diagnostic: import with no vector index at all, the ceiling of what the writes allow. */
+    'no-vector-index': { type: 'boolean', default: false },
   },
 });
 const pages = Number(values.pages);
@@ -36,6 +40,10 @@ console.log(
 const fake = await startFakeConfluence({ spaces: [space] });
 const { database, drop } = await openScratchDatabase(values.store);
 await database.migrate();
+if (values['no-vector-index']) {
+  await dropVectorIndex(database.db);
+  console.log('  (no vector index: a ceiling, not a supported configuration)');
+}
 const logger = createLogger({ level: 'warn' });
 const embedder = new LocalEmbedder();
 const ingestion = new IngestionService(database, embedder, logger);
