@@ -80,6 +80,24 @@ describe('bulk loads on the embedded store', () => {
     }
   });
 
+  it('set the index aside once a load has expected as many chunks as the store held', async () => {
+    const { database, drop } = await createTestDatabase('pglite', { bulkLoadMinChunks: 20 });
+    try {
+      await insertChunks(database, 50);
+      const load = database.bulkLoad();
+      await load.expect(40);
+      expect(database.vectorIndexDeferred()).toBe(false);
+      // The load's own writes do not raise the bar: the store is measured once.
+      await insertChunks(database, 40, 50);
+      await load.expect(10);
+      expect(database.vectorIndexDeferred()).toBe(true);
+      expect(await load.end()).toBe(true);
+      expect(await hasVectorIndex(database.db)).toBe(true);
+    } finally {
+      await drop();
+    }
+  });
+
   it('build the index once, when the last of overlapping loads ends', async () => {
     const { database, drop } = await createTestDatabase('pglite', { bulkLoadMinChunks: 20 });
     try {

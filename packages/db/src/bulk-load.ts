@@ -54,6 +54,8 @@ export class VectorIndexDeferral {
 
   begin(): BulkLoad {
     let expected = 0;
+    /** Chunks the store held when the load first expected enough (counted once). */
+    let existing: number | undefined;
     let holding = false;
     let ended = false;
     return {
@@ -62,8 +64,8 @@ export class VectorIndexDeferral {
           if (this.kind !== 'pglite' || holding || ended) return;
           expected += chunks;
           if (expected < this.minChunks) return;
-          const existing = await sql<{ n: number }>`select count(*)::int as n from chunks`.execute(this.db);
-          if (expected < existing.rows[0]!.n) return;
+          existing ??= (await sql<{ n: number }>`select count(*)::int as n from chunks`.execute(this.db)).rows[0]!.n;
+          if (expected < existing) return;
           holding = true;
           this.holders++;
           if (!this.dropped) {
