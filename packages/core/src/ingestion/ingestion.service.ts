@@ -85,7 +85,7 @@ export async function endLoad(load: BulkLoad, logger: Logger): Promise<void> {
 export class IngestionService {
   private readonly documents: DocumentsRepository;
 
-  /** The batch being prepared (see ingestMany). */
+  /** The batch being prepared on this thread (see prepareMany). */
   private preparing: Promise<unknown> = Promise.resolve();
 
   /** Whether bulk writes go in bounded transactions (a serving process on the embedded store). */
@@ -152,18 +152,7 @@ export class IngestionService {
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       known.set(namespace, await this.documents.findVersions(namespace, prepared.filter((p) => p.input.namespace === namespace).map((p) => p.slug)));
     }
-    // With an in-process embedder, preparing is CPU work: one batch is prepared at a time (in
-    // the order their hash checks end), because interleaved with another batch's, a batch's
-    // preparation would end later, and the database (writing earlier batches) would wait. A
-    // remote model's calls overlap.
-    let turn: ReturnType<IngestionService['prepareMany']>;
-    if (this.embedder.inProcess) {
-      turn = this.preparing.then(() => this.prepareMany(prepared, known, signal));
-      this.preparing = turn.catch(() => undefined);
-    } else {
-      turn = this.prepareMany(prepared, known, signal);
-    }
-    const { results, pending } = await turn;
+    const { results, pending } = await this.prepareMany(prepared, known, signal);
     // The chunks about to be written count towards the load they belong to, if any.
     await options.load?.expect(pending.reduce((n, p) => n + p.version.children.length, 0));
     for (const group of this.writeGroups(pending)) {
@@ -193,6 +182,22 @@ export class IngestionService {
         this.logger.warn({ err: error }, "preparing documents off the server's thread failed; preparing them on it");
       }
     }
+    // With an in-process embedder, preparing on this thread is CPU work: one batch is prepared
+    // at a time (in the order their hash checks end), because interleaved with another batch's,
+    // a batch's preparation would end later, and the database (writing earlier batches) would
+    // wait. A remote model's calls overlap. (The spec worker takes its requests in order anyway.)
+    if (!this.embedder.inProcess) return { results, pending: await this.prepareHere(changed, results, signal) };
+    const turn = this.preparing.then(() => this.prepareHere(changed, results, signal));
+    this.preparing = turn.catch(() => undefined);
+    return { results, pending: await turn };
+  }
+
+  /** Steps 5 and 6 on this thread, document by document, yielding to requests in between. */
+  private async prepareHere(
+    changed: ReadonlyArray<{ index: number; input: BulkDocumentInput; slug: string; hash: string }>,
+    results: Array<IngestResult | Error | undefined>,
+    signal?: AbortSignal,
+  ): Promise<Array<{ index: number; version: DocumentVersion }>> {
     const pending: Array<{ index: number; version: DocumentVersion }> = [];
     let slice = performance.now();
     for (const { index, input, slug, hash } of changed) {
@@ -208,7 +213,7 @@ export class IngestionService {
         results[index] = error instanceof Error ? error : new Error(String(error));
       }
     }
-    return { results, pending };
+    return pending;
   }
 
   /**
