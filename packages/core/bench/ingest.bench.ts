@@ -2,7 +2,7 @@
  * Ingestion and search costs, printed per operation.
  *
  *   pnpm bench                      (from the repository root: every benchmark)
- *   npx tsx bench/ingest.bench.ts   [--store=postgres|pglite] [--corpus=DIR] [--search-chunks=N]
+ *   npx tsx bench/ingest.bench.ts   [--store=postgres|pglite|pglite-disk] [--corpus=DIR] [--search-chunks=N]
  *
  * - write: pipeline steps 2-4 and 7 (the transaction) for every document of a Markdown corpus,
  *   with the vector index present; chunking and embedding are done beforehand and reported apart;
@@ -77,7 +77,7 @@ try {
   console.log(`  embedding  ${(embedMs / chunkCount).toFixed(3)} ms/chunk (local embedder)`);
 
   const repository = new DocumentsRepository(database.db, database.kind);
-  const concurrency = values.store === 'pglite' ? 1 : 2;
+  const concurrency = values.store.startsWith('pglite') ? 1 : 2;
   t = performance.now();
   let next = 0;
   await Promise.all(
@@ -142,7 +142,7 @@ try {
       done += n;
     }
     await database.db.transaction().execute(async (trx) => {
-      if (values.store !== 'pglite') await sql`set local maintenance_work_mem = '1GB'`.execute(trx);
+      if (!values.store.startsWith('pglite')) await sql`set local maintenance_work_mem = '1GB'`.execute(trx);
       await createVectorIndex(trx, database.kind);
     });
     await sql`analyze chunks`.execute(database.db);

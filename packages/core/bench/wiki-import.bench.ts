@@ -2,9 +2,10 @@
  * Wiki space import, end to end minus HTTP: a local fake Confluence serves a generated space
  * (default 2,000 pages of about 50 KB of storage format) and the import job runs through the
  * job runner into a fresh store with the built-in embedder. Prints pages/s for the first import
- * and for an unchanged re-import, and where the first import's time went.
+ * and for an unchanged re-import, and the CPU time this process spent per page (all its threads:
+ * the fake server, the import, and with --store=pglite* the database too).
  *
- *   pnpm exec tsx bench/wiki-import.bench.ts [--store=postgres|pglite] [--pages=2000] [--page-bytes=50000]
+ *   pnpm exec tsx bench/wiki-import.bench.ts [--store=postgres|pglite|pglite-disk] [--pages=2000] [--page-bytes=50000]
  *     [--no-vector-index]  (PostgreSQL, diagnostic: the ceiling the writes allow without the index)
  */
 import { parseArgs } from 'node:util';
@@ -57,13 +58,17 @@ const runner = new JobRunner(jobs, { wiki: handler }, logger);
 async function importOnce(label: string) {
   const job = await jobs.create('wiki', { spaceKey: 'BENCH', namespace: 'wiki' });
   const start = performance.now();
+  const cpu = process.cpuUsage();
   const outcome = await runner.run(job.id, { signal: new AbortController().signal, finalAttempt: true });
   const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
   const view = toJobView((await jobs.get(job.id))!);
   if (outcome.kind !== 'done') throw new Error(`${label} import ended ${outcome.kind}: ${view.error ?? ''}`);
   console.log(
     `${label}: ${(ms / 1000).toFixed(1)} s = ${(pages / (ms / 1000)).toFixed(0)} pages/s, ${(ms / pages).toFixed(2)} ms/page ` +
-      `(done ${view.progress.done}, skipped ${view.progress.skipped}, failed ${view.progress.failed})`,
+      `(done ${view.progress.done}, skipped ${view.progress.skipped}, failed ${view.progress.failed}); ` +
+      `this process's CPU ${(cpuMs / 1000).toFixed(1)} s = ${(cpuMs / pages).toFixed(1)} ms/page`,
   );
 }
 
