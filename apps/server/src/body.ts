@@ -28,12 +28,46 @@ export function isJsonMediaType(type: string | undefined): boolean {
   return type === 'application/json' || (type !== undefined && /^application\/[\w.+-]+\+json$/.test(type));
 }
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. No request of the API needs more
+ * than a few levels (metadata objects included); a body nested thousands of levels deep would
+ * exhaust the stack of code that walks it.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The nesting depth of JSON text (arrays and objects), counting outside strings only. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 /** Parses a JSON request body; an empty body is an empty object. */
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) return {};
+  const text = body.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw new AppError('BAD_REQUEST', `Malformed JSON body: ${(error as Error).message}`);
   }
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new AppError('BAD_REQUEST', `JSON body nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  return value;
 }

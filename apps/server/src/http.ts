@@ -112,7 +112,7 @@ export function createHttpApp(services: Services): HttpApp {
       // The adapter checks the header before it looks at the parsed body.
       req.headers['content-type'] = 'application/json';
     }
-    req.url = pathname.slice(API_BASE_PATH.length) + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
+    req.url = (pathname.slice(API_BASE_PATH.length) || '/') + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
     await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
   }
 

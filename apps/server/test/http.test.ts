@@ -37,7 +37,7 @@ describe('HTTP surface', () => {
   });
 
   it('answers unknown routes with a JSON 404', async () => {
-    for (const path of ['/api/v1/nope', '/nope', '/api/v2/keys', '/api/v1/keys/a/b']) {
+    for (const path of ['/api/v1/nope', '/nope', '/api/v2/keys', '/api/v1/keys/a/b', '/api/v1', '/api/v1/', '/api/v1?x=1']) {
       const res = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${admin}` } });
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type')).toContain('application/json');
@@ -49,6 +49,61 @@ describe('HTTP surface', () => {
     const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: '{"label": ' });
     expect(res.status).toBe(400);
     expectErrorBody(await json(res), 'BAD_REQUEST');
+  });
+
+  it('refuses JSON nested too deeply with 400, on every route and before credentials', async () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    for (const [path, key] of [['/api/v1/search', undefined], ['/api/v1/keys', admin], ['/api/v1/auth/login', undefined]] as const) {
+      for (const body of [deep(65), deep(5000), `${'['.repeat(100_000)}${']'.repeat(100_000)}`]) {
+        const res = await service.api(path, { method: 'POST', ...(key ? { key } : {}), headers: { 'content-type': 'application/json' }, body });
+        expect(res.status, path).toBe(400);
+        const error = await json(res);
+        expectErrorBody(error, 'BAD_REQUEST');
+        expect(error.message).toMatch(/nested more than 64 levels/);
+      }
+    }
+    // tRPC parses its own bodies and walks only what a procedure's schema reads: a deep unknown
+    // field is dropped there, without a failure.
+    const trpc = await fetch(`${service.url}/trpc/keys.create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: `{"label":"x","x":${deep(5000)}}`,
+    });
+    expect(trpc.status).toBe(201);
+    // 64 levels is within the limit: the request reaches its procedure (and its own validation).
+    const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: `{"label":"x","x":${deep(63)}}` });
+    expect(res.status).toBe(201);
+  });
+
+  it('refuses text with a NUL character or an unpaired surrogate with 400 naming the field', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['/api/v1/keys', '{"label":"a\\u0000b"}', '"label"'],
+      ['/api/v1/keys', '{"label":"a\\ud800b"}', '"label"'],
+      ['/api/v1/keys', '{"label":"a\\udc00"}', '"label"'],
+      ['/api/v1/ingest/md', '{"title":"t","content":"x\\u0000","namespace":"user_docs"}', '"content"'],
+      ['/api/v1/ingest/md', '{"title":"t","content":"x","namespace":"user_docs","metadata":{"k":["ok","\\ud83d"]}}', '"metadata.k[1]"'],
+      ['/api/v1/ingest/md', '{"title":"t","content":"x","namespace":"user_docs","metadata":{"\\u0000":1}}', '"metadata.\u0000"'],
+      ['/api/v1/search', '{"query":"a\\u0000b","mode":"hybrid"}', '"query"'],
+    ];
+    for (const [path, body, field] of cases) {
+      const res = await service.api(path, { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body });
+      expect(res.status, body).toBe(400);
+      const error = await json(res);
+      expectErrorBody(error, 'BAD_REQUEST');
+      expect(error.message, body).toContain(`${field} contains a NUL character or an unpaired surrogate`);
+    }
+    // A surrogate pair (an emoji) is text.
+    const ok = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: '{"label":"\\ud83d\\ude00"}' });
+    expect(ok.status).toBe(201);
+    expect((await json(ok)).label).toBe('\u{1f600}');
+    // The same check guards the tRPC routes.
+    const trpc = await fetch(`${service.url}/trpc/keys.create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: '{"label":"a\\u0000b"}',
+    });
+    expect(trpc.status).toBe(400);
+    expect(JSON.stringify(await json(trpc))).toContain('contains a NUL character');
   });
 
   it('accepts JSON with a charset and refuses other content types with 415', async () => {

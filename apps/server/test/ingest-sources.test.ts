@@ -141,6 +141,25 @@ describe('URL and OpenAPI ingestion', () => {
     expect(found.results[0].documentTitle).toBe('Create a widget');
   });
 
+  it('ingests a spec whose strings hold escaped NULs or unpaired surrogates, and refuses a raw NUL', async () => {
+    const post = (body: string, type = 'application/json') =>
+      open.api('/api/v1/ingest/openapi?namespace=tech_docs', { method: 'POST', key, headers: { 'content-type': type }, body });
+    const json1 = JSON.stringify({
+      openapi: '3.0.0',
+      info: { title: 'Odd', version: '1' },
+      paths: { '/odd': { get: { operationId: 'odd\u0000op', summary: 'Odd \ud800 summary', responses: { '200': { description: 'ok' } } } } },
+    });
+    const first = await post(json1);
+    expect(first.status).toBe(200);
+    expect(await json(first)).toEqual({ upserted: 1, unchanged: 0, total: 1 });
+    expect(await json(await post(json1))).toEqual({ upserted: 0, unchanged: 1, total: 1 });
+    const yaml = 'openapi: 3.0.0\ninfo: { title: Odd, version: "1" }\npaths:\n  /y:\n    get:\n      operationId: "y\\0op"\n      responses: { "200": { description: ok } }\n';
+    expect(await json(await post(yaml, 'application/yaml'))).toEqual({ upserted: 1, unchanged: 0, total: 1 });
+    const raw = await post('openapi: 3.0.0\u0000', 'application/yaml');
+    expect(raw.status).toBe(400);
+    expect((await json(raw)).message).toContain('"spec" contains a NUL character');
+  });
+
   it('refuses other content types, invalid specs and unknown namespaces', async () => {
     const post = (body: string, type: string, query = '') =>
       open.api(`/api/v1/ingest/openapi${query}`, { method: 'POST', key, headers: { 'content-type': type }, body });

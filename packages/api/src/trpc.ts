@@ -1,4 +1,4 @@
-import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, SESSION_COOKIE } from '@kb/core';
+import { APP_ERROR_STATUS, AppError, illFormedTextPath, isAppError, RateLimiterUnavailableError, SESSION_COOKIE } from '@kb/core';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AuthLevel, Caller, RequestContext } from './context.ts';
@@ -115,7 +115,22 @@ const authorize = t.middleware(async ({ ctx, meta, path, next }) => {
   return next({ ctx: { caller } });
 });
 
-/** Every procedure starts here: errors mapped, then access checked per its meta. */
-export const procedure = t.procedure.use(mapErrors).use(authorize);
+/** Input text the store could not hold is refused up front, naming the field. */
+const wellFormedInput = t.middleware(async ({ getRawInput, next }) => {
+  const path = illFormedTextPath(await getRawInput());
+  if (path !== undefined) {
+    throw new AppError(
+      'BAD_REQUEST',
+      `${path === '' ? 'The input' : `"${path}"`} contains a NUL character or an unpaired surrogate, which text cannot hold`,
+    );
+  }
+  return next();
+});
+
+/**
+ * Every procedure starts here: errors mapped, access checked per its meta, then the input's text
+ * checked (its shape is checked by the procedure's own schema).
+ */
+export const procedure = t.procedure.use(mapErrors).use(authorize).use(wellFormedInput);
 
 export { APP_ERROR_STATUS };

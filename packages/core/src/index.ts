@@ -3,6 +3,7 @@ export type { AppErrorCode, AppErrorOptions } from './errors.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { isUuid } from './ids.ts';
+export { illFormedTextPath, isIllFormedText, wellFormedText } from './unicode.ts';
 export { ApiKeysService } from './keys/keys.service.ts';
 export { ApiKeysRepository } from './keys/keys.repository.ts';
 export { UsageTracker } from './keys/usage-tracker.ts';

@@ -112,6 +112,32 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(await count('documents')).toBe(1);
   });
 
+  it('stores text with NUL characters or unpaired surrogates (from files, third-party documents) with U+FFFD in their place', async () => {
+    const { db, ingestion, count } = await setup();
+    const odd = {
+      namespace: 'user_docs' as const,
+      title: 'Odd\u0000title',
+      slug: 'odd\ud800slug',
+      content: '---\nkind: a\u0000b\n---\n# Heading\udc00\n\nBody with a NUL\u0000 and a lone \ud83d surrogate, and a pair \ud83d\ude00.\n',
+      metadata: { 'k\u0000': ['v\ud800', 1] },
+    };
+    const first = await ingestion.ingest(odd);
+    expect(first).toMatchObject({ skipped: false, chunks: 1 });
+    const doc = await db.selectFrom('documents').selectAll().executeTakeFirstOrThrow();
+    expect(doc).toMatchObject({ title: 'Odd\ufffdtitle', slug: 'odd\ufffdslug' });
+    expect(doc.metadata).toEqual({ kind: 'a\ufffdb', 'k\ufffd': ['v\ufffd', 1] });
+    const chunk = await db.selectFrom('chunks').select(['heading_path', 'content']).executeTakeFirstOrThrow();
+    expect(chunk.heading_path).toBe('Odd\ufffdtitle > Heading\ufffd');
+    expect(chunk.content).toContain('NUL\ufffd and a lone \ufffd surrogate, and a pair \u{1f600}.');
+    // The same input again is recognised as unchanged, alone or in bulk, and derived content too.
+    expect((await ingestion.ingest(odd)).skipped).toBe(true);
+    const bulk = await ingestion.ingestMany([odd, { namespace: odd.namespace, title: odd.title, slug: 'derived\u0000', sourceHash: 'h1', content: () => 'Derived\u0000 text.' }]);
+    expect(bulk.map((r) => (r instanceof Error ? r.message : r.skipped))).toEqual([true, false]);
+    expect((await db.selectFrom('documents').select('slug').where('slug', 'like', 'derived%').executeTakeFirstOrThrow()).slug).toBe('derived\ufffd');
+    expect(await ingestion.countChanged([odd])).toBe(0);
+    expect(await count('documents')).toBe(2);
+  });
+
   it('makes a document with no chunks from empty or front-matter-only content', async () => {
     const { ingestion, count, embedder } = await setup();
     const empty = await ingestion.ingest({ namespace: 'user_docs', title: 'Empty', content: '' });

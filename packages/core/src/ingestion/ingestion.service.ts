@@ -5,6 +5,7 @@ import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
+import { illFormedTextPath, isIllFormedText, wellFormedText } from '../unicode.ts';
 import { contentHash } from './content-hash.ts';
 import { prepareDocumentsOffThread } from '../openapi/off-thread.ts';
 import { DocumentsRepository, type DocumentVersion } from './documents.repository.ts';
@@ -76,6 +77,38 @@ export async function endLoad(load: BulkLoad, logger: Logger): Promise<void> {
   }
 }
 
+/** A metadata value with its ill-formed text made well formed (keys too). */
+function wellFormedValue(value: unknown): unknown {
+  if (typeof value === 'string') return wellFormedText(value);
+  if (Array.isArray(value)) return value.map(wellFormedValue);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormedText(k), wellFormedValue(v)]));
+  }
+  return value;
+}
+
+/**
+ * The input with every NUL character and unpaired surrogate in its text replaced by U+FFFD (the
+ * store cannot hold them; they come from files and third-party documents, not from the API,
+ * which refuses them). The same object when there are none.
+ */
+function wellFormedInput<T extends BulkDocumentInput>(input: T): T {
+  const content = input.content;
+  const derived = typeof content === 'function';
+  const clean =
+    !isIllFormedText(input.title) &&
+    (input.slug === undefined || !isIllFormedText(input.slug)) &&
+    (derived || !isIllFormedText(content)) &&
+    (input.metadata === undefined || illFormedTextPath(input.metadata) === undefined);
+  if (clean && !derived) return input;
+  return {
+    ...input,
+    title: wellFormedText(input.title),
+    ...(input.slug === undefined ? {} : { slug: wellFormedText(input.slug) }),
+    content: derived ? () => wellFormedText(content()) : wellFormedText(content),
+    ...(input.metadata === undefined ? {} : { metadata: wellFormedValue(input.metadata) as Record<string, unknown> }),
+  };
+}
 
 /**
  * The ingestion pipeline every method shares. Steps run in the specified order, but nothing is
@@ -114,7 +147,8 @@ export class IngestionService {
     return this.database.vectorIndexDeferred() ? EMBEDDED_DEFERRED_WRITE_CHUNKS : EMBEDDED_WRITE_CHUNKS;
   }
 
-  hashOf(input: BulkDocumentInput): string {
+  hashOf(raw: BulkDocumentInput): string {
+    const input = wellFormedInput(raw);
     return contentHash({
       title: input.title,
       content: typeof input.content === 'string' ? input.content : `derived:${(input as DerivedDocumentInput).sourceHash}`,
@@ -124,7 +158,8 @@ export class IngestionService {
     });
   }
 
-  async ingest(input: IngestDocumentInput, signal?: AbortSignal): Promise<IngestResult> {
+  async ingest(raw: IngestDocumentInput, signal?: AbortSignal): Promise<IngestResult> {
+    const input = wellFormedInput(raw);
     const slug = input.slug ?? input.title;
     const hash = this.hashOf(input);
 
@@ -142,10 +177,11 @@ export class IngestionService {
    * fails alone. Results are in input order; a failed document's result is its error.
    */
   async ingestMany(
-    inputs: readonly BulkDocumentInput[],
+    raw: readonly BulkDocumentInput[],
     signal?: AbortSignal,
     options: { load?: BulkLoad } = {},
   ): Promise<Array<IngestResult | Error>> {
+    const inputs = raw.map(wellFormedInput);
     // 1. The hash check of the whole batch: one query per namespace.
     const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
     const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
@@ -329,7 +365,8 @@ export class IngestionService {
   }
 
   /** The documents among these that are new or changed, by their content hash. */
-  private async changed<T extends BulkDocumentInput>(inputs: readonly T[]): Promise<T[]> {
+  private async changed<T extends BulkDocumentInput>(raw: readonly T[]): Promise<T[]> {
+    const inputs = raw.map(wellFormedInput);
     const changed: T[] = [];
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       const mine = inputs.filter((i) => i.namespace === namespace);
