@@ -138,6 +138,40 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(await count('documents')).toBe(2);
   });
 
+  it('stores a child that repeats an earlier one of its document once, so repeats cannot crowd out other documents', async () => {
+    const { db, ingestion, search } = await setup();
+    await ingestion.ingest({ namespace: 'user_docs', title: 'Seed doc', content: '# Auth\n\nUse the API key with Bearer tokens.' });
+    for (let i = 0; i < 20; i++) {
+      await ingestion.ingest({ namespace: 'user_docs', title: `Filler ${i}`, content: `# Part ${i}\n\nNotes on topic number ${i}: shelves, lamps and chairs ${i}.` });
+    }
+    const block = 'Restart the worker, then check the queue depth. If it keeps growing, page the on-call engineer.';
+    const repeated = await ingestion.ingest({
+      namespace: 'tech_docs',
+      title: 'dup',
+      content: `# Steps\n\n${block}\n\n# Steps\n\n${block}\n\n# Other\n\n${block}\n\n\`\`\`\n${'code line\n'.repeat(50_000)}\`\`\`\n`,
+    });
+    const children = await db
+      .selectFrom('chunks')
+      .innerJoin('documents', 'documents.id', 'chunks.document_id')
+      .select(['chunks.ordinal', 'chunks.heading_path', 'chunks.content'])
+      .where('documents.title', '=', 'dup')
+      .orderBy('chunks.ordinal')
+      .execute();
+    expect(repeated.chunks).toBe(children.length);
+    expect(children.map((c) => c.ordinal)).toEqual(children.map((_, i) => i));
+    expect(new Set(children.map((c) => `${c.heading_path}|${c.content}`)).size).toBe(children.length);
+    // The block under "Steps" once, under "Other" once (another trail), the code in few pieces.
+    expect(children.filter((c) => c.content === block).map((c) => c.heading_path)).toEqual(['dup > Steps', 'dup > Other']);
+    expect(children.length).toBeLessThanOrEqual(6);
+    // Every section is kept as context.
+    const parents = await db.selectFrom('parent_chunks').select('heading_path').where('document_id', '=', repeated.documentId).orderBy('ordinal').execute();
+    expect(parents.map((p) => p.heading_path)).toEqual(['dup > Steps', 'dup > Steps', 'dup > Other']);
+    const hits = await search.search({ query: 'Bearer tokens API key', topK: 5 });
+    expect(hits[0]?.documentTitle).toBe('Seed doc');
+    const filtered = await search.search({ query: 'auth', topK: 5, source: ['user_docs'] });
+    expect(filtered[0]?.documentTitle).toBe('Seed doc');
+  });
+
   it('makes a document with no chunks from empty or front-matter-only content', async () => {
     const { ingestion, count, embedder } = await setup();
     const empty = await ingestion.ingest({ namespace: 'user_docs', title: 'Empty', content: '' });

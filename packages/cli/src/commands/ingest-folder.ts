@@ -3,7 +3,7 @@ import { basename, extname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { createEmbedder, createLogger, IngestionService, checkStoreEmbedding, type IngestDocumentInput } from '@kb/core';
-import { chunkMarkdown } from '@kb/core/chunking/index';
+import { splitDocument } from '@kb/core/ingestion/prepare';
 import { parse as parseYaml } from 'yaml';
 import { CliError, openStore } from '../store.ts';
 import { dropVectorIndex, ensureVectorIndex, type Database } from '@kb/db';
@@ -131,8 +131,7 @@ export async function ingestFolderCommand(
   if (values['dry-run']) {
     ingestBatch = async (docs) =>
       docs.map((doc) => {
-        const chunked = chunkMarkdown({ title: doc.title, content: doc.content });
-        counts.chunks += chunked.parents.reduce((n, p) => n + p.children.length, 0);
+        counts.chunks += splitDocument({ title: doc.title, content: doc.content }).children.length;
         return { mark: '+' as const };
       });
   } else if (apiUrl) {

@@ -5,8 +5,12 @@ import { SectionPacker } from './pack.ts';
 import { parseDocument } from './segment.ts';
 import type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './types.ts';
 
-/** Identifies the chunking algorithm; bump whenever the output for a given input changes. */
-export const CHUNKER_VERSION = 'md-hier-1';
+/**
+ * Identifies the splitting of a document as stored (this chunker, and what the ingestion
+ * pipeline keeps of its output: src/ingestion/prepare.ts); bump whenever the stored chunks for a
+ * given input change. 2: children that repeat an earlier one of the document are left out.
+ */
+export const CHUNKER_VERSION = 'md-hier-2';
 export const DEFAULT_MAX_CHILD_TOKENS = 300;
 export const DEFAULT_MIN_CHILD_TOKENS = 40;
 const LOWEST_MAX_CHILD_TOKENS = 16;

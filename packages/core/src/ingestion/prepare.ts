@@ -14,14 +14,30 @@ export interface SplitDocument {
   children: Array<{ parentOrdinal: number; ordinal: number; headingPath: string; content: string; tokenCount: number }>;
 }
 
+/**
+ * Step 5: the document's sections and the children to store. A child that repeats an earlier one
+ * of the document (the same heading trail and text: a block pasted over and over, a long run of
+ * identical lines) gives searches nothing new to find, and many identical vectors hurt the HNSW
+ * index: they fill each other's neighbour lists until a search's walk of the graph cannot leave
+ * them, and other documents stop being found. Only the first occurrence is kept (children are
+ * numbered without gaps); every section is kept whole, as the context of its children.
+ */
 export function splitDocument(input: { title: string; content: string }): SplitDocument {
   const chunked = chunkMarkdown(input);
+  const seen = new Set<string>();
+  const children: SplitDocument['children'] = [];
+  for (const parent of chunked.parents) {
+    for (const child of parent.children) {
+      const key = `${child.headingPath}\u0000${child.content}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      children.push({ ...child, ordinal: children.length, parentOrdinal: parent.ordinal });
+    }
+  }
   return {
     metadata: chunked.metadata,
     parents: chunked.parents.map((p) => ({ ordinal: p.ordinal, headingPath: p.headingPath, content: p.content })),
-    children: chunked.parents.flatMap((parent) =>
-      parent.children.map((child) => ({ ...child, parentOrdinal: parent.ordinal })),
-    ),
+    children,
   };
 }
 
