@@ -238,6 +238,34 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(await count('chunks')).toBe(chunksBefore + 2);
   });
 
+  it('prepares a large document in the spec worker, exactly as on the thread', async () => {
+    const { db } = await setup();
+    const sentence = (i: number, j: number) => `Shelf ${i}-${j} holds lamps of kind ${i * 7 + j}; chairs and tables stand beside it.`;
+    const sections = Array.from({ length: 70 }, (_, i) => `## Part ${i}\n\n${Array.from({ length: 14 }, (_, j) => sentence(i, j)).join(' ')}\n`);
+    const content = `# Large\n\n${sections.join('\n')}`;
+    expect(content.length).toBeGreaterThan(64 * 1024);
+    const local = new LocalEmbedder();
+    const wrapped: Embedder = { model: local.model, dimension: local.dimension, embed: (t, type) => local.embed(t, type) };
+    const embedHere = vi.spyOn(local, 'embed');
+    // The built-in embedder: split and embedded in the worker, nothing embedded here.
+    const offThread = await new IngestionService(testDb!.database, local, logger).ingest({ namespace: 'wiki', title: 'Large', content });
+    expect(embedHere).not.toHaveBeenCalled();
+    // Another embedder: split in the worker, embedded here; a small document: all here.
+    const remote = await new IngestionService(testDb!.database, wrapped, logger).ingest({ namespace: 'user_docs', title: 'Large', content });
+    expect(offThread.chunks).toBe(remote.chunks);
+    expect(offThread.chunks).toBeGreaterThanOrEqual(70);
+    const stored = (namespace: string) =>
+      sql<{ ordinal: number; heading_path: string; content: string; embedding: string }>`
+        select c.ordinal, c.heading_path, c.content, c.embedding::text as embedding
+        from chunks c join documents d on d.id = c.document_id
+        where d.namespace = ${namespace} order by c.ordinal`.execute(db);
+    expect((await stored('wiki')).rows).toEqual((await stored('user_docs')).rows);
+    const parents = (namespace: string) =>
+      sql`select p.ordinal, p.heading_path, p.content from parent_chunks p join documents d on d.id = p.document_id
+          where d.namespace = ${namespace} order by p.ordinal`.execute(db);
+    expect((await parents('wiki')).rows).toEqual((await parents('user_docs')).rows);
+  });
+
   it('splits and embeds bulk loads for the built-in embedder off the thread, exactly as on it', async () => {
     const { db } = await setup();
     const documents = (namespace: 'wiki' | 'user_docs') => [

@@ -39,11 +39,20 @@ describe.each(kinds)('chunk vectors written on %s', (kind) => {
         parents: [{ ordinal: 0, headingPath: `Doc ${d}`, content: 'text' }],
         children: [0, 1, 2].map((c) => ({ parentOrdinal: 0, ordinal: c, headingPath: `Doc ${d}`, content: `chunk ${c}`, tokenCount: 2, embedding: vector(d * 10 + c) })),
       }));
+      // A third document of 300 chunks: PGlite gets it in several statements (see insertChunks).
+      versions.push({
+        ...versions[0]!,
+        slug: 'doc-3',
+        title: 'Doc 3',
+        contentHash: 'h3',
+        children: Array.from({ length: 300 }, (_, c) => ({ parentOrdinal: 0, ordinal: c, headingPath: 'Doc 3', content: `chunk ${c}`, tokenCount: 2, embedding: vector(30 + c) })),
+      });
       await repository.writeVersions(versions);
       const rows = await sql<{ slug: string; ordinal: number; embedding: string }>`
         select d.slug, c.ordinal, c.embedding::text as embedding
         from chunks c join documents d on d.id = c.document_id order by d.slug, c.ordinal`.execute(database.db);
-      expect(rows.rows).toHaveLength(6);
+      expect(rows.rows).toHaveLength(306);
+      expect(rows.rows.filter((r) => r.slug === 'doc-3').map((r) => r.ordinal)).toEqual(Array.from({ length: 300 }, (_, i) => i));
       for (const row of rows.rows) {
         const expected = vector(Number(row.slug.slice(4)) * 10 + row.ordinal).map((x) => Math.fround(x));
         const stored = (JSON.parse(row.embedding) as number[]).map((x) => Math.fround(x));

@@ -28,6 +28,9 @@ export interface DocumentVersion {
   children: StoredChild[];
 }
 
+/** Chunks per insert statement on PGlite (see insertChunks). */
+const EMBEDDED_INSERT_ROWS = 128;
+
 export function toVectorLiteral(vector: ArrayLike<number>): string {
   let out = '[';
   for (let i = 0; i < vector.length; i++) {
@@ -231,17 +234,28 @@ export class DocumentsRepository {
                              ${parents.map((p) => p.ordinal)}::int[], ${parents.map((p) => p.headingPath)}::text[],
                              ${parents.map((p) => p.content)}::text[])`.execute(trx);
     }
-    if (children.length > 0) {
-      const embeddings = await this.vectorsParameter(trx, children.map((c) => c.embedding));
-      await sql`
-        insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
-        select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding
-        from unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.documentId)}::uuid[],
-                    ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
-                    ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
-                    ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
-                    ${embeddings})
-          as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)`.execute(trx);
+    // PGlite takes vectors as text: a statement's literals are built, and its parameters copied to
+    // the database's thread, on this thread in one piece (about 0.5 ms a vector), so a large
+    // document goes in statements of EMBEDDED_INSERT_ROWS, and requests get their turn between.
+    const slice = this.kind === 'pglite' ? EMBEDDED_INSERT_ROWS : children.length;
+    for (let start = 0; start < children.length; start += slice) {
+      await this.insertChildren(trx, children.slice(start, start + slice));
     }
+  }
+
+  private async insertChildren(
+    trx: Transaction<DB>,
+    children: ReadonlyArray<StoredChild & { id: string; documentId: string; parentId: string | null; namespace: string }>,
+  ): Promise<void> {
+    const embeddings = await this.vectorsParameter(trx, children.map((c) => c.embedding));
+    await sql`
+      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
+      select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding
+      from unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.documentId)}::uuid[],
+                  ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
+                  ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
+                  ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
+                  ${embeddings})
+        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)`.execute(trx);
   }
 }

@@ -60,6 +60,14 @@ const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
  */
 const CHARS_PER_CHUNK_BOUND = 1200;
 
+/**
+ * Markdown from this size up is split (and, by the built-in embedder, embedded) in the spec
+ * worker thread even when it comes alone: splitting takes about a second per 100-300 KB of
+ * Markdown, up to tens of seconds for a 10 MB request, which on the server's thread would hold
+ * every other request for as long.
+ */
+const OFF_THREAD_SPLIT_CHARS = 64 * 1024;
+
 /** Longest stretch of bulk preparation before the event loop gets a turn. */
 const YIELD_AFTER_MS = 20;
 
@@ -389,7 +397,24 @@ export class IngestionService {
   private async prepare(input: BulkDocumentInput, slug: string, hash: string, signal?: AbortSignal): Promise<DocumentVersion> {
     // 5. Hierarchical splitting (of the converted Markdown, for derived documents).
     const content = typeof input.content === 'string' ? input.content : input.content();
-    const split = splitDocument({ title: input.title, content });
+    let split: SplitDocument | undefined;
+    if (content.length >= OFF_THREAD_SPLIT_CHARS) {
+      // A large document is split in the spec worker; with the built-in embedder, embedded too.
+      const local = this.embedder instanceof LocalEmbedder;
+      try {
+        const prepared = await prepareDocumentsOffThread([{ title: input.title, content }], local ? this.embedder.dimension : null);
+        signal?.throwIfAborted();
+        split = prepared.documents[0]!;
+        if (local) {
+          const { dimension } = this.embedder;
+          return this.version(input, slug, hash, split, (i) => prepared.vectors.subarray(i * dimension, (i + 1) * dimension));
+        }
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        this.logger.warn({ err: error }, 'preparing a large document in the spec worker failed; preparing it here');
+      }
+    }
+    split ??= splitDocument({ title: input.title, content });
 
     // 6. One embedding call for all child chunks of the document.
     let vectors: number[][] = [];

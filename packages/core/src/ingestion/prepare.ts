@@ -46,15 +46,16 @@ const embedders = new Map<number, LocalEmbedder>();
 /**
  * Steps 5 and 6 for the built-in embedder, for many documents at once (the spec worker runs
  * this off the server's thread): their splits, and one array holding every child's vector, in
- * order, `dimension` components each.
+ * order, `dimension` components each. With a null dimension, step 5 only (no vectors).
  */
 export function prepareDocuments(
   documents: ReadonlyArray<{ title: string; content: string }>,
-  dimension: number,
+  dimension: number | null,
 ): { documents: SplitDocument[]; vectors: Float32Array } {
+  const split = documents.map(splitDocument);
+  if (dimension === null) return { documents: split, vectors: new Float32Array(0) };
   let embedder = embedders.get(dimension);
   if (!embedder) embedders.set(dimension, (embedder = new LocalEmbedder({ dimension })));
-  const split = documents.map(splitDocument);
   const vectors = new Float32Array(split.reduce((n, d) => n + d.children.length, 0) * dimension);
   let offset = 0;
   for (const document of split) {

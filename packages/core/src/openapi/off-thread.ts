@@ -8,7 +8,9 @@ const WORKER_HEAP_MB = 1024;
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; name: string; message: string };
 
-type Request = { kind: 'spec'; text: string; format: 'json' | 'yaml' } | { kind: 'prepare'; documents: Array<{ title: string; content: string }>; dimension: number };
+type Request =
+  | { kind: 'spec'; text: string; format: 'json' | 'yaml' }
+  | { kind: 'prepare'; documents: Array<{ title: string; content: string }>; dimension: number | null };
 
 interface Pending {
   kind: Request['kind'];
@@ -105,10 +107,14 @@ export function operationsFromSpecText(text: string, format: 'json' | 'yaml'): P
 }
 
 /**
- * Splits documents and embeds their chunks with the built-in embedder of `dimension`, in the
- * worker thread (the same results as prepare.ts's prepareDocuments on this thread).
+ * Splits documents and embeds their chunks with the built-in embedder of `dimension` (or only
+ * splits them, for null: `vectors` is then empty), in the worker thread (the same results as
+ * prepare.ts's prepareDocuments on this thread).
  */
-export function prepareDocumentsOffThread(documents: Array<{ title: string; content: string }>, dimension: number): Promise<PreparedDocuments> {
+export function prepareDocumentsOffThread(
+  documents: Array<{ title: string; content: string }>,
+  dimension: number | null,
+): Promise<PreparedDocuments> {
   return specWorker().run({ kind: 'prepare', documents, dimension }) as Promise<PreparedDocuments>;
 }
 
