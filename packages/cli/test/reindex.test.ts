@@ -36,5 +36,6 @@ describe('embedding model changes', () => {
     const started = await server({ KB_EMBEDDING_DIM: '256', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, 6_000);
     expect(started.stdout).toContain('knowledge base service listening');
     expect(started.code).toBe(0);
-  });
+    // Five processes, each opening the on-disk store (several seconds apiece on a slow machine).
+  }, 120_000);
 });
