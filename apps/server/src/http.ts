@@ -143,9 +143,13 @@ export function createHttpApp(services: Services): HttpApp {
       }
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
     }
-    if (pathname === `${API_BASE_PATH}/openapi.json` && req.method === 'GET') {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
-      res.end(openApiDocument);
+    if (pathname === `${API_BASE_PATH}/openapi.json` && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(openApiDocument),
+        'Cache-Control': 'public, max-age=300',
+      });
+      res.end(req.method === 'HEAD' ? undefined : openApiDocument);
       return;
     }
     if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`)) {

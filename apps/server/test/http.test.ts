@@ -34,6 +34,10 @@ describe('HTTP surface', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/keys', '/keys/{id}', '/auth/login', '/auth/logout']));
     expect(doc.paths['/keys'].post.responses['201']).toBeDefined();
     expect(doc.paths['/keys'].post.responses['200']).toBeUndefined();
+    const head = await fetch(`${service.url}/api/v1/openapi.json`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(doc)));
+    expect(await head.text()).toBe('');
   });
 
   it('answers unknown routes with a JSON 404', async () => {
