@@ -155,8 +155,13 @@ export class IngestionService {
     return this.database.vectorIndexDeferred() ? EMBEDDED_DEFERRED_WRITE_CHUNKS : EMBEDDED_WRITE_CHUNKS;
   }
 
-  hashOf(raw: BulkDocumentInput): string {
-    const input = wellFormedInput(raw);
+  /** The content hash a document is stored with (its text made well formed first, as stored). */
+  hashOf(input: BulkDocumentInput): string {
+    return this.hash(wellFormedInput(input));
+  }
+
+  /** {@link hashOf} of an input already made well formed. */
+  private hash(input: BulkDocumentInput): string {
     return contentHash({
       title: input.title,
       content: typeof input.content === 'string' ? input.content : `derived:${(input as DerivedDocumentInput).sourceHash}`,
@@ -169,7 +174,7 @@ export class IngestionService {
   async ingest(raw: IngestDocumentInput, signal?: AbortSignal): Promise<IngestResult> {
     const input = wellFormedInput(raw);
     const slug = input.slug ?? input.title;
-    const hash = this.hashOf(input);
+    const hash = this.hash(input);
 
     // 1. Content hash check: an unchanged document costs one indexed lookup.
     const existing = await this.documents.findVersion(input.namespace, slug);
@@ -191,7 +196,7 @@ export class IngestionService {
   ): Promise<Array<IngestResult | Error>> {
     const inputs = raw.map(wellFormedInput);
     // 1. The hash check of the whole batch: one query per namespace.
-    const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hashOf(input) }));
+    const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hash(input) }));
     const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       known.set(namespace, await this.documents.findVersions(namespace, prepared.filter((p) => p.input.namespace === namespace).map((p) => p.slug)));
@@ -380,7 +385,7 @@ export class IngestionService {
       const mine = inputs.filter((i) => i.namespace === namespace);
       const known = await this.documents.findVersions(namespace, mine.map((i) => i.slug ?? i.title));
       for (const input of mine) {
-        if (known.get(input.slug ?? input.title)?.content_hash !== this.hashOf(input)) changed.push(input);
+        if (known.get(input.slug ?? input.title)?.content_hash !== this.hash(input)) changed.push(input);
       }
     }
     return changed;
