@@ -138,6 +138,23 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(await count('documents')).toBe(2);
   });
 
+  it('stores front matter whose YAML escapes spell NULs or lone surrogates, and ignores front matter that contains itself', async () => {
+    const { db, ingestion, count } = await setup();
+    const escaped = await ingestion.ingest({
+      namespace: 'user_docs',
+      title: 'Escapes',
+      content: '---\na: "x\\0y"\n"k\\x00": ["\\ud800", 2]\n---\n# Body\n\nText.\n',
+    });
+    expect(escaped).toMatchObject({ skipped: false, chunks: 1 });
+    const doc = await db.selectFrom('documents').select('metadata').where('title', '=', 'Escapes').executeTakeFirstOrThrow();
+    expect(doc.metadata).toEqual({ a: 'x\ufffdy', 'k\ufffd': ['\ufffd', 2] });
+    const cyclic = await ingestion.ingest({ namespace: 'user_docs', title: 'Cycle', content: '---\ny: &a [*a]\n---\n# Body\n\nStill stored.\n' });
+    expect(cyclic).toMatchObject({ skipped: false, chunks: 1 });
+    const stored = await db.selectFrom('documents').select('metadata').where('title', '=', 'Cycle').executeTakeFirstOrThrow();
+    expect(stored.metadata).toEqual({});
+    expect(await count('documents')).toBe(2);
+  });
+
   it('stores a child that repeats an earlier one of its document once, so repeats cannot crowd out other documents', async () => {
     const { db, ingestion, search } = await setup();
     await ingestion.ingest({ namespace: 'user_docs', title: 'Seed doc', content: '# Auth\n\nUse the API key with Bearer tokens.' });

@@ -51,6 +51,33 @@ describe('front matter', () => {
     expect(allContent(`---\n${bomb}\n---\nBody\n`)).toBe('Body');
   });
 
+  it('makes text the store cannot hold well formed, in values and keys', () => {
+    const content = '---\na: "x\\0y"\nb: "\\x00"\n"k\\0": [ "\\ud800", "ok" ]\nc: "\\ud83d\\ude00"\n---\nBody\n';
+    const doc = chunkMarkdown({ title: 'Doc', content });
+    expect(doc.metadata).toEqual({ a: 'x\ufffdy', b: '\ufffd', 'k\ufffd': ['\ufffd', 'ok'], c: '\u{1f600}' });
+    const toml = chunkMarkdown({ title: 'Doc', content: '+++\na = "x\\u0000y"\nb = "\\uD800"\n+++\nBody\n' });
+    expect(toml.metadata).toEqual({ a: 'x\ufffdy', b: '\ufffd' });
+  });
+
+  it('gives {} for YAML that contains itself through an alias, keeping the body', () => {
+    for (const yaml of ['y: &a [*a]', 'y: &a { self: *a }', 'x: 1\nz: &b [1, [2, *b]]']) {
+      const doc = chunkMarkdown({ title: 'Doc', content: `---\n${yaml}\n---\nBody\n` });
+      expect(doc.metadata).toEqual({});
+      expect(JSON.stringify(doc.metadata)).toBe('{}');
+      expect(allContent(`---\n${yaml}\n---\nBody\n`)).toBe('Body');
+    }
+    // Aliases that do not make a cycle are expanded.
+    expect(chunkMarkdown({ title: 'Doc', content: '---\nbase: &b { a: 1 }\nother: *b\n---\nBody\n' }).metadata).toEqual({
+      base: { a: 1 },
+      other: { a: 1 },
+    });
+  });
+
+  it('keeps front matter JSON data: non-finite numbers become null', () => {
+    const doc = chunkMarkdown({ title: 'Doc', content: '---\ninf: .inf\nnan: .nan\nn: 3\n---\nBody\n' });
+    expect(doc.metadata).toEqual({ inf: null, nan: null, n: 3 });
+  });
+
   it('does not let __proto__ keys pollute prototypes', () => {
     const doc = chunkMarkdown({ title: 'Doc', content: '---\n__proto__:\n  polluted: true\n---\nText\n' });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();

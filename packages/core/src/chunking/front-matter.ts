@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { wellFormedText } from '../unicode.ts';
 
 /** A front matter block at the very start of the document. */
 export interface FrontMatter {
@@ -8,6 +9,9 @@ export interface FrontMatter {
   /** The text between the fence lines (without the line ending before the closing fence). */
   value: string;
 }
+
+/** Keys that would change an object's prototype rather than hold a value. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Front matter larger than this is skipped (not parsed) rather than risking a slow parse. */
 const MAX_FRONT_MATTER_CHARS = 256 * 1024;
@@ -49,7 +53,10 @@ function isBlank(text: string, start: number, end: number): boolean {
 }
 
 /**
- * Front matter as a plain object. Anything that is not a mapping, and any parse error, gives `{}`.
+ * Front matter as a plain JSON object. Anything that is not a mapping, any parse error, and YAML
+ * the store cannot hold as JSON (a node that contains itself through an alias) gives `{}`. Text
+ * the store cannot hold (NUL, unpaired surrogates: YAML escapes such as "\0" and "\ud800" make
+ * them) becomes U+FFFD, in keys too.
  */
 export function parseFrontMatter(frontMatter: FrontMatter | null): Record<string, unknown> {
   if (frontMatter === null || frontMatter.value.length > MAX_FRONT_MATTER_CHARS) return {};
@@ -58,17 +65,48 @@ export function parseFrontMatter(frontMatter: FrontMatter | null): Record<string
       frontMatter.kind === 'yaml'
         ? parseYaml(frontMatter.value, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' })
         : parseSimpleToml(frontMatter.value);
-    return isPlainRecord(value) ? value : {};
+    return isPlainRecord(value) ? (jsonValue(value, new Set()) as Record<string, unknown>) : {};
   } catch {
     return {};
   }
 }
 
+/** Front matter nested deeper than this is not metadata anyone filters on: it gives `{}`. */
+const MAX_FRONT_MATTER_DEPTH = 64;
+
+/**
+ * `value` as JSON data: well-formed strings, finite numbers (others become null, as in JSON), no
+ * prototype-changing keys. Throws on a cycle or on nesting beyond {@link MAX_FRONT_MATTER_DEPTH}.
+ */
+function jsonValue(value: unknown, ancestors: Set<object>): unknown {
+  if (typeof value === 'string') return wellFormedText(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'boolean' || value === null || value === undefined) return value ?? null;
+  if (typeof value !== 'object') return String(value);
+  if (ancestors.has(value)) throw new Error('front matter refers to itself');
+  if (ancestors.size >= MAX_FRONT_MATTER_DEPTH) throw new Error('front matter nested too deeply');
+  ancestors.add(value);
+  let result: unknown;
+  if (Array.isArray(value)) {
+    result = value.map((item) => jsonValue(item, ancestors));
+  } else if (value instanceof Date) {
+    result = Number.isNaN(value.getTime()) ? null : value.toISOString();
+  } else {
+    const record: Record<string, unknown> = {};
+    const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
+    for (const [key, item] of entries) {
+      const name = wellFormedText(String(key));
+      if (!FORBIDDEN_KEYS.has(name)) record[name] = jsonValue(item, ancestors);
+    }
+    result = record;
+  }
+  ancestors.delete(value);
+  return result;
+}
+
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map);
 }
-
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * A small TOML subset, enough for typical front matter: `key = value` lines with basic or literal
