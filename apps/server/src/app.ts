@@ -1,6 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
-import { checkStoreEmbedding, createEmbedder, createLogger, createServices, warmUpSpecWorker, type Logger, type Services } from '@kb/core';
+import {
+  checkStoreEmbedding,
+  createEmbedder,
+  createLogger,
+  createServices,
+  REDIS_COMMAND_TIMEOUT_MS,
+  warmUpSpecWorker,
+  type Logger,
+  type Services,
+} from '@kb/core';
 import { createDatabase, type Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
@@ -34,6 +43,8 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
     // Requests fail fast while Redis is away instead of queueing without bound.
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // ...and a Redis that accepts connections but does not answer fails them too.
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 200, 2_000),
   });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));

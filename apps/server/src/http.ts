@@ -11,6 +11,21 @@ import { sendError, sendJson } from './http-errors.ts';
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
+/** How long /readyz waits for each dependency's answer. */
+const READINESS_PROBE_TIMEOUT_MS = 2_500;
+
+/** `promise`, or a rejection with `message` when it has not settled within `ms`. */
+async function withinTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 interface RequestMeta {
   requestId: string;
@@ -129,18 +144,22 @@ export function createHttpApp(services: Services): HttpApp {
       if (shuttingDown) return sendJson(res, 503, { status: 'stopping' });
       const probes: Record<string, () => Promise<unknown>> = { database: () => services.database.ping() };
       if (services.redis) probes.redis = () => services.redis!.ping();
-      const checks: Record<string, string> = {};
+      const checks: Record<string, string> = Object.fromEntries(Object.keys(probes).map((name) => [name, 'unreachable']));
       let ready = true;
-      for (const [name, probe] of Object.entries(probes)) {
-        try {
-          await probe();
-          checks[name] = 'ok';
-        } catch (error) {
-          ready = false;
-          checks[name] = 'unreachable';
-          req[requestMeta]!.log.warn({ err: error }, `readiness: ${name} unreachable`);
-        }
-      }
+      // Probes run together, each bounded: a store that accepts connections but does not answer
+      // makes the service unready, not the probe unanswered.
+      await Promise.all(
+        Object.entries(probes).map(async ([name, probe]) => {
+          try {
+            await withinTimeout(probe(), READINESS_PROBE_TIMEOUT_MS, `no answer within ${READINESS_PROBE_TIMEOUT_MS} ms`);
+            checks[name] = 'ok';
+          } catch (error) {
+            ready = false;
+            checks[name] = 'unreachable';
+            req[requestMeta]!.log.warn({ err: error }, `readiness: ${name} unreachable`);
+          }
+        }),
+      );
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
     }
     if (pathname === `${API_BASE_PATH}/openapi.json` && (req.method === 'GET' || req.method === 'HEAD')) {

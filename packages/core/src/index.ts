@@ -42,6 +42,7 @@ export {
   JobsRepository,
   JobWorker,
   JOB_QUEUE_NAME,
+  REDIS_COMMAND_TIMEOUT_MS,
   spaceKeySchema,
   toJobView,
 } from './jobs/index.ts';

@@ -28,10 +28,19 @@ export interface BullQueueOptions extends BullConnection {
   backoffMs?: number;
 }
 
+/**
+ * How long a request-path Redis command may take before it fails (a Redis that accepts
+ * connections but does not answer would otherwise hold the request forever).
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
 function connection(redisUrl: string, worker: boolean) {
   // Connection options, not a client: BullMQ then owns and closes its connections. Workers block
-  // on Redis and must not give up on a command (maxRetriesPerRequest null).
-  return worker ? { url: redisUrl, maxRetriesPerRequest: null } : { url: redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+  // on Redis and must not give up on a command (maxRetriesPerRequest null, no command timeout);
+  // the API's producer side fails fast instead, so a request gets a 503 rather than no answer.
+  return worker
+    ? { url: redisUrl, maxRetriesPerRequest: null }
+    : { url: redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS };
 }
 
 /** The producer side, used by the API to hand jobs to workers. */

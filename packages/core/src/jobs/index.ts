@@ -8,5 +8,5 @@ export { JOB_ATTEMPTS, JOB_BACKOFF_MS, ShutdownError } from './queue.ts';
 export type { JobQueue } from './queue.ts';
 export { InProcessJobQueue } from './in-process-queue.ts';
 export type { InProcessQueueOptions } from './in-process-queue.ts';
-export { BullJobQueue, JOB_QUEUE_NAME, JobWorker } from './bullmq.ts';
+export { BullJobQueue, JOB_QUEUE_NAME, JobWorker, REDIS_COMMAND_TIMEOUT_MS } from './bullmq.ts';
 export type { BullQueueOptions, JobWorkerOptions } from './bullmq.ts';
