@@ -14,6 +14,19 @@ const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml
 /** How long /readyz waits for each dependency's answer. */
 const READINESS_PROBE_TIMEOUT_MS = 2_500;
 
+/**
+ * `path` with percent-encoded unreserved characters (letters, digits, "-", ".", "_", "~")
+ * decoded: RFC 3986 makes the two spellings the same URI, so `/keys/a%2Db` is `/keys/a-b`.
+ * Other escapes stay as they are (a decoded "/" or "?" would change the route).
+ */
+export function decodeUnreserved(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : escape;
+  });
+}
+
 /** `promise`, or a rejection with `message` when it has not settled within `ms`. */
 async function withinTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -133,7 +146,7 @@ export function createHttpApp(services: Services): HttpApp {
 
   async function handle(req: KbRequest, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const pathname = url.pathname;
+    const pathname = decodeUnreserved(url.pathname);
 
     if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return shuttingDown

@@ -73,6 +73,16 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
     expect(keys.find((k: { id: string }) => k.id === created.id).revokedAt).toEqual(expect.any(String));
   });
 
+  it('reads percent-encoded letters, digits and "-" in a path id as themselves', async () => {
+    const created = await json(await service.api('/api/v1/keys', { method: 'POST', key: admin, json: { label: 'encoded' } }));
+    const encoded = [...created.id].map((c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    const res = await service.api(`/api/v1/keys/${encoded}`, { method: 'DELETE', key: admin });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ revoked: true, id: created.id });
+    // An encoded "/" is not a path separator: still one (unknown) id.
+    expect((await service.api('/api/v1/keys/a%2Fb', { method: 'DELETE', key: admin })).status).toBe(404);
+  });
+
   it('answers 404 for an unknown id, whether or not it looks like an id', async () => {
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-key-id', "x'; drop table api_keys; --"]) {
       const res = await service.api(`/api/v1/keys/${encodeURIComponent(id)}`, { method: 'DELETE', key: admin });

@@ -7,7 +7,7 @@ export const searchInput = z.object({
   source: z
     .union([namespaceSchema, z.array(namespaceSchema).max(4)])
     .optional()
-    .meta({ description: 'Namespace filter: one namespace or several. Default: all namespaces.' }),
+    .meta({ description: 'Namespace filter: one namespace or a list of up to 4. Absent or an empty list: all namespaces.' }),
   topK: jsonInt(1, 20).optional().meta({ description: 'Maximum results, 1 to 20. Default 5.' }),
   mode: z
     .enum(['semantic', 'hybrid'])
