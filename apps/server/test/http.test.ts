@@ -79,6 +79,26 @@ describe('HTTP surface', () => {
     expect(res.status).toBe(201);
   });
 
+  it('refuses metadata nested more than 32 levels with 400 naming the field, on REST and tRPC alike', async () => {
+    const body = (n: number) => `{"title":"deep","content":"x","namespace":"user_docs","metadata":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`;
+    const rest = await service.api('/api/v1/ingest/md', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: body(40) });
+    expect(rest.status).toBe(400);
+    const error = await json(rest);
+    expectErrorBody(error, 'BAD_REQUEST');
+    expect(error.issues).toEqual([expect.objectContaining({ path: ['metadata'], message: 'must not be nested more than 32 levels deep' })]);
+    for (const depth of [40, 5_000, 100_000]) {
+      const trpc = await fetch(`${service.url}/trpc/ingest.markdown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: body(depth),
+      });
+      expect(trpc.status, String(depth)).toBe(400);
+      expect(JSON.stringify(await json(trpc))).toContain('nested more than 32 levels');
+    }
+    const ok = await service.api('/api/v1/ingest/md', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: body(32) });
+    expect(ok.status).toBe(200);
+  });
+
   it('refuses text with a NUL character or an unpaired surrogate with 400 naming the field', async () => {
     const cases: Array<[string, string, string]> = [
       ['/api/v1/keys', '{"label":"a\\u0000b"}', '"label"'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { namespaceSchema } from '../../schemas.ts';
+import { metadataSchema, namespaceSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 
 export const ingestMarkdownInput = z.object({
@@ -7,7 +7,7 @@ export const ingestMarkdownInput = z.object({
   content: z.string().meta({ description: 'Raw Markdown. YAML front matter becomes metadata. May be empty (a document with no chunks).' }),
   namespace: namespaceSchema,
   slug: z.string().trim().min(1, 'slug must not be empty').max(1000).optional().meta({ description: 'Deduplication key within the namespace. Defaults to the title.' }),
-  metadata: z.record(z.string(), z.unknown()).optional().meta({ description: 'Arbitrary key-value metadata' }),
+  metadata: metadataSchema.optional().meta({ description: 'Arbitrary key-value metadata (JSON, at most 32 levels deep)' }),
 });
 
 export const ingestResultSchema = z
