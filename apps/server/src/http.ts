@@ -215,6 +215,12 @@ export function createHttpApp(services: Services): HttpApp {
         if (error.code === 'PAYLOAD_TOO_LARGE') req.resume();
         return;
       }
+      if (req.destroyed && !req.complete) {
+        // The client closed the connection before its request was read: nobody to answer.
+        log.info({ method: req.method, path: req.url?.split('?')[0] }, 'client closed the connection before sending its whole request');
+        res.destroy();
+        return;
+      }
       log.error({ err: error }, 'unhandled request failure');
       sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
     });

@@ -1,5 +1,5 @@
 import { loadConfig } from '@kb/config';
-import { createLogger } from '@kb/core';
+import { createLogger, type Logger } from '@kb/core';
 import { createTestDatabase, TEST_REDIS_URL, type TestStoreKind } from '@kb/db/testing';
 import { startService, type RunningService } from '../src/app.ts';
 
@@ -15,7 +15,7 @@ export interface TestService extends RunningService {
 
 export async function startTestService(
   store: TestStoreKind,
-  options: { redis?: boolean; env?: Record<string, string> } = {},
+  options: { redis?: boolean; env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<TestService> {
   const testDatabase = await createTestDatabase(store);
   const config = loadConfig({
@@ -28,7 +28,7 @@ export async function startTestService(
   });
   const service = await startService(config, {
     database: testDatabase.database,
-    logger: createLogger({ level: 'silent' }),
+    logger: options.logger ?? createLogger({ level: 'silent' }),
   });
   return {
     ...service,

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@kb/core';
 import { startTestService, type TestService, json } from './helpers.ts';
 
 function expectErrorBody(body: unknown, code: string) {
@@ -198,5 +199,35 @@ describe('HTTP surface', () => {
     expect(listed.status).toBe(200);
     const body = await json(listed);
     expect(Array.isArray(body.result.data.keys)).toBe(true);
+  });
+});
+
+describe('a client that goes away mid-request', () => {
+  const lines: Array<{ level: number; msg: string }> = [];
+  let service: TestService;
+  beforeAll(async () => {
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    service = await startTestService('pglite', { logger });
+  });
+  afterAll(() => service?.close());
+
+  it('is logged as the client closing the connection, not as a server failure, and the server goes on', async () => {
+    const { key } = await service.createKey({ admin: true });
+    const url = new URL(service.url);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          `POST /api/v1/ingest/md HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"title":"half`,
+        );
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 200);
+      });
+      socket.on('error', reject);
+    });
+    await expect.poll(() => lines.some((l) => l.msg.startsWith('client closed the connection')), { timeout: 5_000 }).toBe(true);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
   });
 });

@@ -25,12 +25,13 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  return pino({
+export function createLogger(options: { level?: string; name?: string; destination?: pino.DestinationStream } = {}): Logger {
+  const settings: pino.LoggerOptions = {
     name: options.name ?? 'kb',
     level: options.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }
