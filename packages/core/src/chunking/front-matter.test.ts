@@ -78,6 +78,27 @@ describe('front matter', () => {
     expect(doc.metadata).toEqual({ inf: null, nan: null, n: 3 });
   });
 
+  it('gives {} quickly for YAML whose keys are collections or aliases', () => {
+    for (const yaml of [`${'? '.repeat(400)}v`, `${'? '.repeat(5_000)}v`, '? [a, b]\n: c', 'a: &k key\n*k : v']) {
+      const started = performance.now();
+      const doc = chunkMarkdown({ title: 'Doc', content: `---\n${yaml}\n---\nBody\n` });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(doc.metadata).toEqual({});
+      expect(allContent(`---\n${yaml}\n---\nBody\n`)).toBe('Body');
+    }
+  });
+
+  it('applies merge keys and keeps sets, binary and timestamps as JSON data', () => {
+    const content = '---\nbase: &b { x: 1 }\nm:\n  <<: *b\n  y: 2\ns: !!set { a, b }\nbin: !!binary aGVsbG8=\nt: !!timestamp 2001-12-14\n---\nBody\n';
+    expect(chunkMarkdown({ title: 'Doc', content }).metadata).toEqual({
+      base: { x: 1 },
+      m: { x: 1, y: 2 },
+      s: ['a', 'b'],
+      bin: 'aGVsbG8=',
+      t: '2001-12-14T00:00:00.000Z',
+    });
+  });
+
   it('does not let __proto__ keys pollute prototypes', () => {
     const doc = chunkMarkdown({ title: 'Doc', content: '---\n__proto__:\n  polluted: true\n---\nText\n' });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();

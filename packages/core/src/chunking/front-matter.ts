@@ -1,5 +1,6 @@
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { wellFormedText } from '../unicode.ts';
+import { complexKeyOffset } from '../yaml-keys.ts';
 
 /** A front matter block at the very start of the document. */
 export interface FrontMatter {
@@ -61,14 +62,21 @@ function isBlank(text: string, start: number, end: number): boolean {
 export function parseFrontMatter(frontMatter: FrontMatter | null): Record<string, unknown> {
   if (frontMatter === null || frontMatter.value.length > MAX_FRONT_MATTER_CHARS) return {};
   try {
-    const value: unknown =
-      frontMatter.kind === 'yaml'
-        ? parseYaml(frontMatter.value, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' })
-        : parseSimpleToml(frontMatter.value);
+    const value: unknown = frontMatter.kind === 'yaml' ? parseYamlFrontMatter(frontMatter.value) : parseSimpleToml(frontMatter.value);
     return isPlainRecord(value) ? (jsonValue(value, new Set()) as Record<string, unknown>) : {};
   } catch {
     return {};
   }
+}
+
+/**
+ * YAML front matter as JavaScript values (merge keys `<<` applied), or undefined for YAML with
+ * errors or with keys that are collections or aliases (which JSON cannot hold as keys).
+ */
+function parseYamlFrontMatter(text: string): unknown {
+  const document = parseDocument(text, { uniqueKeys: false, merge: true, logLevel: 'silent' });
+  if (document.errors.length > 0 || complexKeyOffset(document) !== null) return undefined;
+  return document.toJS({ maxAliasCount: 100 });
 }
 
 /** Front matter nested deeper than this is not metadata anyone filters on: it gives `{}`. */
@@ -89,8 +97,12 @@ function jsonValue(value: unknown, ancestors: Set<object>): unknown {
   let result: unknown;
   if (Array.isArray(value)) {
     result = value.map((item) => jsonValue(item, ancestors));
+  } else if (value instanceof Set) {
+    result = [...value].map((item) => jsonValue(item, ancestors));
   } else if (value instanceof Date) {
     result = Number.isNaN(value.getTime()) ? null : value.toISOString();
+  } else if (value instanceof Uint8Array) {
+    result = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   } else {
     const record: Record<string, unknown> = {};
     const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);

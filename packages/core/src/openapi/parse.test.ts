@@ -19,6 +19,21 @@ function timedRefusal(run: () => unknown, limitMs = 1_000): InvalidSpecError {
 }
 
 describe('parseSpec', () => {
+  it('refuses YAML whose mapping keys are collections or aliases, quickly, naming the line', () => {
+    for (const [text, line] of [
+      [`openapi: "3.0.0"\npaths:\n  k1:\n    ${'? '.repeat(115)}v\n`, 4],
+      [`a: 1\n? [x, y]\n: z\n`, 2],
+      [`a: &k key\n*k : value\n`, 2],
+    ] as const) {
+      const started = performance.now();
+      expect(() => parseSpec(text, 'yaml')).toThrow(InvalidSpecError);
+      expect(() => parseSpec(text, 'yaml')).toThrow(new RegExp(`line ${line} uses a collection or an alias as a mapping key`));
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
+    // Plain keys of every scalar kind stay fine.
+    expect(parseSpec('1: a\ntrue: b\n"q": c\n? plain\n: d\n', 'yaml')).toEqual({ 1: 'a', true: 'b', q: 'c', plain: 'd' });
+  });
+
   it('parses JSON and YAML to the same value', () => {
     const json = parseSpec('{"openapi": "3.0.0", "info": {"title": "T", "version": "1"}, "paths": {}}', 'json');
     const yaml = parseSpec('openapi: "3.0.0"\ninfo:\n  title: T\n  version: "1"\npaths: {}\n', 'yaml');

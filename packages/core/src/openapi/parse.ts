@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import { InvalidSpecError } from './errors.ts';
 import { locateJsonError } from './json-error.ts';
+import { complexKeyOffset, lineAt } from '../yaml-keys.ts';
 import { estimateYamlDepth } from './yaml-depth.ts';
 
 /** YAML aliases allowed (counted as yaml does: uses times the size of what they repeat). */
@@ -64,6 +65,10 @@ function parseYaml(text: string): unknown {
         : (first.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     const more = document.errors.length > 1 ? ` (and ${document.errors.length - 1} more)` : '';
     throw new InvalidSpecError(`YAML syntax error${at}: ${reason}${more}`, { cause: first });
+  }
+  const complexKey = complexKeyOffset(document);
+  if (complexKey !== null) {
+    throw new InvalidSpecError(`YAML at line ${lineAt(text, complexKey)} uses a collection or an alias as a mapping key; an OpenAPI document's keys are plain strings`);
   }
   try {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
