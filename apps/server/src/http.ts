@@ -4,8 +4,9 @@ import { API_BASE_PATH, appRouter, buildOpenApiDocument, parseCookies, responseM
 import { AppError, isAppError, SERVICE_VERSION, type Logger, type Services } from '@kb/core';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { isJsonMediaType, mediaType, parseJsonBody, readBody } from './body.ts';
+import { isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, mediaType, parseJsonBody, readBody } from './body.ts';
 import { sendError, sendJson } from './http-errors.ts';
 
 const requestMeta = Symbol('kb.request');
@@ -25,6 +26,13 @@ export function decodeUnreserved(path: string): string {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
     return /[A-Za-z0-9\-._~]/.test(char) ? char : escape;
   });
+}
+
+/** An error in tRPC's envelope, for failures found before the tRPC adapter runs. */
+function sendTrpcError(res: ServerResponse, code: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE', message: string): void {
+  const body = JSON.stringify({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code] } });
+  res.writeHead(code === 'BAD_REQUEST' ? 400 : 413, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /** `promise`, or a rejection with `message` when it has not settled within `ms`. */
@@ -118,6 +126,31 @@ export function createHttpApp(services: Services): HttpApp {
     maxBodySize: config.limits.maxBodyBytes,
   });
 
+  /**
+   * tRPC parses its own input (a POST body, or the `input` query parameter of a GET); the input is
+   * held to the REST API's nesting limit first, answered in tRPC's own error envelope.
+   */
+  async function handleTrpc(req: KbRequest, res: ServerResponse, url: URL): Promise<void> {
+    let input: string | null = url.searchParams.get('input');
+    if (req.method === 'POST') {
+      try {
+        input = (await readBody(req, config.limits.maxBodyBytes)).toString('utf8');
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'PAYLOAD_TOO_LARGE') throw error;
+        res.setHeader('Connection', 'close');
+        sendTrpcError(res, 'PAYLOAD_TOO_LARGE', error.message);
+        req.resume();
+        return;
+      }
+      // The adapter takes a body that was already read from here.
+      req.body = input;
+    }
+    if (input !== null && jsonDepth(input) > MAX_JSON_DEPTH) {
+      return sendTrpcError(res, 'BAD_REQUEST', `JSON input nested more than ${MAX_JSON_DEPTH} levels deep`);
+    }
+    trpc(req, res);
+  }
+
   async function handleRest(req: KbRequest, res: ServerResponse, pathname: string, url: URL): Promise<void> {
     if (pathname === OPENAPI_INGEST_PATH && req.method === 'POST') {
       // The body is the raw spec, in JSON or YAML, up to its own (larger) limit.
@@ -188,8 +221,7 @@ export function createHttpApp(services: Services): HttpApp {
       return handleRest(req, res, pathname, url);
     }
     if (pathname.startsWith('/trpc/')) {
-      trpc(req, res);
-      return;
+      return handleTrpc(req, res, url);
     }
     sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
   }

@@ -67,14 +67,28 @@ describe('HTTP surface', () => {
         expect(error.message).toMatch(/nested more than 64 levels/);
       }
     }
-    // tRPC parses its own bodies and walks only what a procedure's schema reads: a deep unknown
-    // field is dropped there, without a failure.
-    const trpc = await fetch(`${service.url}/trpc/keys.create`, {
+    // The same limit holds for tRPC's input, a POST body or a GET's `input`, in tRPC's envelope.
+    for (const [path, body] of [
+      ['/trpc/keys.create', `{"label":"x","x":${deep(5000)}}`],
+      ['/trpc/search', `{"query":"x","source":${'['.repeat(5000)}${']'.repeat(5000)}}`],
+      ['/trpc/ingest.markdown', `{"title":"t","content":"x","namespace":"user_docs","metadata":${deep(100_000)}}`],
+    ] as const) {
+      const trpc = await fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(trpc.status, path).toBe(400);
+      expect(await json(trpc)).toEqual({ error: { message: 'JSON input nested more than 64 levels deep', code: -32600 } });
+    }
+    const query = await fetch(`${service.url}/trpc/keys.list?input=${encodeURIComponent(deep(100))}`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(query.status).toBe(400);
+    const shallow = await fetch(`${service.url}/trpc/keys.create`, {
       method: 'POST',
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-      body: `{"label":"x","x":${deep(5000)}}`,
+      body: `{"label":"x","x":${deep(60)}}`,
     });
-    expect(trpc.status).toBe(201);
+    expect(shallow.status).toBe(201);
     // 64 levels is within the limit: the request reaches its procedure (and its own validation).
     const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: `{"label":"x","x":${deep(63)}}` });
     expect(res.status).toBe(201);
@@ -87,14 +101,17 @@ describe('HTTP surface', () => {
     const error = await json(rest);
     expectErrorBody(error, 'BAD_REQUEST');
     expect(error.issues).toEqual([expect.objectContaining({ path: ['metadata'], message: 'must not be nested more than 32 levels deep' })]);
-    for (const depth of [40, 5_000, 100_000]) {
+    for (const [depth, message] of [
+      [40, 'must not be nested more than 32 levels deep'],
+      [5_000, 'JSON input nested more than 64 levels deep'],
+    ] as const) {
       const trpc = await fetch(`${service.url}/trpc/ingest.markdown`, {
         method: 'POST',
         headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
         body: body(depth),
       });
       expect(trpc.status, String(depth)).toBe(400);
-      expect(JSON.stringify(await json(trpc))).toContain('nested more than 32 levels');
+      expect(JSON.stringify(await json(trpc))).toContain(message);
     }
     const ok = await service.api('/api/v1/ingest/md', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: body(32) });
     expect(ok.status).toBe(200);
@@ -146,6 +163,9 @@ describe('HTTP surface', () => {
     const declared = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: big });
     expect(declared.status).toBe(413);
     expectErrorBody(await json(declared), 'PAYLOAD_TOO_LARGE');
+    const trpc = await fetch(`${service.url}/trpc/keys.create`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: big });
+    expect(trpc.status).toBe(413);
+    expect(await json(trpc)).toEqual({ error: { message: expect.stringContaining('larger than the limit'), code: -32013 } });
 
     const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${service.url}/api/v1/keys`, {
