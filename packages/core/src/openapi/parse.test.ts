@@ -77,7 +77,19 @@ describe('parseSpec', () => {
     expect(refusal(() => parseSpec('a: 1\na: 2\n', 'yaml')).message).toBe(
       'YAML syntax error at line 2, column 1: Map keys must be unique',
     );
+    expect(refusal(() => parseSpec('x:\n  k: 1\n  j: 2\n  k: 3\n', 'yaml')).message).toBe(
+      'YAML syntax error at line 4, column 3: Map keys must be unique',
+    );
+    expect(parseSpec('a: 1\n"1": x\n1: y\n', 'yaml')).toEqual({ a: 1, 1: 'y' });
     expect(refusal(() => parseSpec('a: 1\n---\nb: 2\n', 'yaml')).message).toContain('several YAML documents');
+  });
+
+  it('checks the keys of a mapping with 60,000 of them in linear time', () => {
+    const big = `openapi: 3.0.0\nx-big:\n${Array.from({ length: 60_000 }, (_, i) => `  k${i}: ${i}`).join('\n')}\n`;
+    const started = performance.now();
+    expect((parseSpec(big, 'yaml') as { 'x-big': Record<string, number> })['x-big']['k59999']).toBe(59_999);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(refusal(() => parseSpec(`${big}  k17: again\n`, 'yaml')).message).toBe('YAML syntax error at line 60003, column 3: Map keys must be unique');
   });
 
   it('refuses empty input', () => {

@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
 import { InvalidSpecError } from './errors.ts';
 import { locateJsonError } from './json-error.ts';
-import { complexKeyOffset, lineAt } from '../yaml-keys.ts';
+import { complexKeyOffset, duplicateKeyOffset, lineAt, lineColumnAt } from '../yaml-keys.ts';
 import { estimateYamlDepth } from './yaml-depth.ts';
 
 /** YAML aliases allowed (counted as yaml does: uses times the size of what they repeat). */
@@ -50,7 +50,7 @@ function parseYaml(text: string): unknown {
   }
   let document;
   try {
-    document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    document = parseDocument(text, { prettyErrors: true, uniqueKeys: false });
   } catch (error) {
     if (error instanceof RangeError) throw new InvalidSpecError('YAML nesting is too deep to parse', { cause: error });
     throw error;
@@ -65,6 +65,12 @@ function parseYaml(text: string): unknown {
         : (first.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     const more = document.errors.length > 1 ? ` (and ${document.errors.length - 1} more)` : '';
     throw new InvalidSpecError(`YAML syntax error${at}: ${reason}${more}`, { cause: first });
+  }
+  // Keys are checked here, in linear time, rather than by the parser's `uniqueKeys` (quadratic).
+  const duplicate = duplicateKeyOffset(document);
+  if (duplicate !== null) {
+    const { line, column } = lineColumnAt(text, duplicate);
+    throw new InvalidSpecError(`YAML syntax error at line ${line}, column ${column}: Map keys must be unique`);
   }
   const complexKey = complexKeyOffset(document);
   if (complexKey !== null) {
