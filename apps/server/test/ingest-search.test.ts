@@ -68,6 +68,17 @@ describe.each(kinds)('POST /ingest/md and /search (%s)', (kind) => {
     expect(hybrid.results[0].headingPath).toMatch(/Purging$/);
   });
 
+  it('reads the first 64 distinct words of a hybrid query lexically, however many it holds', async () => {
+    expect((await ingest({ title: 'Caching', content: PAGE, namespace: 'user_docs', metadata: { section: 'ops' } })).status).toBe(200);
+    const head = ['purge', 'cached', ...Array.from({ length: 62 }, (_, i) => `filler${i}`)];
+    const tail = [...Array.from({ length: 1_200 }, (_, i) => `t${i}`), 'lifetime', 'seconds', 'default', 'stays', 'memory', 'rendered'];
+    const long = await search({ query: [...head, ...tail].join(' '), mode: 'hybrid', topK: 3 });
+    expect(long.status).toBe(200);
+    const short = await search({ query: head.join(' '), mode: 'hybrid', topK: 3 });
+    const ids = (body: { results: Array<{ chunkId: string }> }) => body.results.map((r) => r.chunkId);
+    expect(ids(await json(long))).toEqual(ids(await json(short)));
+  });
+
   it('rejects bad input with 400 naming the field', async () => {
     const cases: Array<[string, unknown, string]> = [
       ['/api/v1/ingest/md', { content: 'x', namespace: 'user_docs' }, 'title'],

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, type HybridCandidate, type HybridStatistics } from './hybrid.ts';
+import {
+  HYBRID_DEFAULTS,
+  hybridQueryTokens,
+  hybridRank,
+  lexicalQueryText,
+  MAX_LEXICAL_QUERY_WORDS,
+  type HybridCandidate,
+  type HybridStatistics,
+} from './hybrid.ts';
 
 /** Statistics of a collection of `chunks` chunks with the given word frequencies. */
 function statistics(frequencies: Record<string, number>, chunks = 1000, documents = chunks): HybridStatistics {
@@ -106,5 +114,16 @@ describe('hybridRank', () => {
     expect(() => hybridRank('x', [], stats, { weights: { chunk: -1, document: 1, vector: 1 } })).toThrow(RangeError);
     expect(() => hybridRank('x', [], stats, { b: 2 })).toThrow(RangeError);
     expect(() => hybridRank('x', [], stats, { k1: -1 })).toThrow(RangeError);
+  });
+});
+
+describe('lexicalQueryText', () => {
+  it('keeps a query up to its 64th distinct word, case-insensitively', () => {
+    expect(lexicalQueryText('How do I purge the cache? purge it')).toBe('How do I purge the cache? purge it');
+    const words = Array.from({ length: 1_600 }, (_, i) => `w${i}`);
+    expect(lexicalQueryText(words.join(' '))).toBe(words.slice(0, MAX_LEXICAL_QUERY_WORDS).join(' '));
+    // Repeats do not count.
+    expect(lexicalQueryText(`${'Cache cache CACHE '.repeat(100)}end`)).toBe(`${'Cache cache CACHE '.repeat(100)}end`);
+    expect(lexicalQueryText('a b c d', 2)).toBe('a b');
   });
 });

@@ -2,7 +2,7 @@ import type { Database } from '@kb/db';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank } from '../retrieval/hybrid.ts';
+import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from '../retrieval/hybrid.ts';
 import { rocchio } from '../retrieval/prf.ts';
 import { SearchRepository, type ChunkHit, type ScoredHit } from './search.repository.ts';
 
@@ -61,7 +61,8 @@ export class SearchService {
       return hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: Math.min(1, Math.max(0, 1 - raw)) }));
     }
     const depth = Math.max(HYBRID_DEFAULTS.depth, input.topK);
-    const { hits: lexicalHits, wordFrequencies } = await this.repository.lexical(input.query, namespaces, depth, hybridQueryTokens(input.query));
+    const words = lexicalQueryText(input.query);
+    const { hits: lexicalHits, wordFrequencies } = await this.repository.lexical(words, namespaces, depth, hybridQueryTokens(words));
     const stats = await this.repository.corpusStats();
     const feedback = await this.repository.vectors(lexicalHits.slice(0, HYBRID_DEFAULTS.feedbackDocs).map((h) => h.chunkId));
     const vectorHits = await this.repository.nearest(rocchio(vector, feedback, HYBRID_DEFAULTS.feedbackBeta), namespaces, depth);
@@ -73,7 +74,7 @@ export class SearchService {
     }
     for (const hit of lexicalHits) byId.set(hit.chunkId, hit);
     const ranked = hybridRank(
-      input.query,
+      words,
       [...byId.values()].map((h) => ({
         id: h.chunkId,
         documentId: h.documentId,
