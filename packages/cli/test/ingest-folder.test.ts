@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentFor, titleOf } from '../src/commands/ingest-folder.ts';
-import { run } from './process.ts';
+import { freePort, run, start } from './process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'kb-folder-'));
 const docs = join(work, 'docs');
@@ -24,6 +24,28 @@ describe('document naming', () => {
     expect(titleOf('---\ntitle: "From front"\n---\n# Heading\n', 'a.md')).toBe('From front');
     expect(titleOf('intro\n\n## The *first* heading\n', 'a.md')).toBe('The first heading');
     expect(titleOf('plain text', '/x/my-page.md')).toBe('my-page');
+    // A heading with no text left falls through to the file name; a byte-order mark and CRLF
+    // line endings do not hide front matter.
+    expect(titleOf('# ***\n\ntext', '/x/stars.md')).toBe('stars');
+    expect(titleOf('#   \n\ntext', '/x/blank.md')).toBe('blank');
+    expect(titleOf('\uFEFF---\r\ntitle: Marked\r\n---\r\n# H\r\n', 'a.md')).toBe('Marked');
+  });
+
+  it('reads front matter the pipeline ignores quickly, and ignores it too', () => {
+    const started = performance.now();
+    expect(titleOf(`---\n${'? '.repeat(2_000)}v\n---\n# Q\n`, 'a.md')).toBe('Q');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('makes the same document in both modes: text made well formed, long titles and paths shortened', () => {
+    const doc = documentFor('/r', '/r/a.md', '# Odd\u0000 title\n\nBody\ud800 text');
+    expect(doc).toMatchObject({ title: 'Odd\ufffd title', content: '# Odd\ufffd title\n\nBody\ufffd text' });
+    expect(documentFor('/r', '/r/long.md', `# ${'x'.repeat(1_500)}`).title).toBe('x'.repeat(1_000));
+    const deep = `/r/${'d'.repeat(250)}/${'e'.repeat(250)}/${'f'.repeat(250)}/${'g'.repeat(250)}/page.md`;
+    const slug = documentFor('/r', deep, '# Deep').slug!;
+    expect(slug).toHaveLength(1_000);
+    expect(slug).toMatch(/^d{250}\/e{250}\/.*#[0-9a-f]{16}$/);
+    expect(documentFor('/r', deep.replace('page', 'other'), '# Deep').slug).not.toBe(slug);
   });
 
   it('sends technical.md to tech_docs and everything else to user_docs, slugged by relative path', () => {
@@ -59,6 +81,56 @@ describe('kb ingest-folder', () => {
     expect(result.stdout).toMatch(/^!!!!\n4 files: 0 ingested, 0 skipped, 4 failed in/);
     expect(result.stderr).toContain('install.md');
   });
+
+  it('ingests through a running server what it ingests locally, and skips it all the second time', async () => {
+    const odd = join(work, 'odd');
+    const deepDir = join(odd, 'd'.repeat(250), 'e'.repeat(250), 'f'.repeat(250), 'g'.repeat(250));
+    mkdirSync(deepDir, { recursive: true });
+    writeFileSync(join(odd, 'nul.md'), '# Nul\u0000 title\n\nBody\u0000 text.\n');
+    writeFileSync(join(odd, 'long.md'), `# ${'word '.repeat(300)}\n\nText.\n`);
+    writeFileSync(join(odd, 'stars.md'), '# ***\n\nText under no title.\n');
+    writeFileSync(join(odd, 'bom.md'), '\uFEFF---\ntitle: "Bom \\0 title"\n---\nBody.\n');
+    writeFileSync(join(odd, 'keys.md'), `---\n${'? '.repeat(400)}v\n---\n# Keys\n\nBody.\n`);
+    writeFileSync(join(deepDir, 'page.md'), '# Deep page\n\nFar down.\n');
+    const port = await freePort();
+    const server = start('apps/server/src/main.ts', [], {
+      KB_DATA_DIR: join(work, 'server-store'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      KB_ADMIN_PASSWORD: 'folder-admin-password',
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      for (let i = 0; ; i++) {
+        const up = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+        if (up) break;
+        if (i > 300) throw new Error('server did not start');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"password":"folder-admin-password"}' });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      const created = await fetch(`${url}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"label":"folder"}' });
+      const { key } = (await created.json()) as { key: string };
+      const remote = await kb(['ingest-folder', odd, '--api-url', url, '--api-key', key]);
+      expect(remote.code, remote.stderr).toBe(0);
+      expect(remote.stdout).toMatch(/^\+{6}\n6 files: 6 ingested, 0 skipped, 0 failed/);
+      const again = await kb(['ingest-folder', odd, '--api-url', url, '--api-key', key]);
+      expect(again.stdout).toMatch(/^\.{6}\n6 files: 0 ingested, 6 skipped, 0 failed/);
+      const local = await run('packages/cli/src/main.ts', ['ingest-folder', odd], { KB_DATA_DIR: join(work, 'local-store') });
+      expect(local.code, local.stderr).toBe(0);
+      expect(local.stdout).toMatch(/^\+{6}\n/);
+      const titles = await fetch(`${url}/api/v1/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: '{"query":"text under no title","topK":1,"mode":"hybrid"}',
+      });
+      expect(((await titles.json()) as { results: Array<{ documentTitle: string }> }).results[0]!.documentTitle).toBe('stars');
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
+  }, 120_000);
 
   it('refuses a missing directory with a clear message', async () => {
     const result = await kb(['ingest-folder', join(work, 'nope')]);

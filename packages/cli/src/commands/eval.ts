@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
-import { createEmbedder, createLogger, IngestionService, SearchService, type SearchMode } from '@kb/core';
+import { createEmbedder, createLogger, IngestionService, SearchService, wellFormedText, type SearchMode } from '@kb/core';
 import { Bm25Index } from '@kb/core/retrieval/bm25';
 import { evaluateRuns, loadBeir, type EvalSummary } from '@kb/core/retrieval/metrics';
 import { createDatabase, dropVectorIndex, ensureVectorIndex } from '@kb/db';
@@ -76,7 +76,8 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
     const runs: Record<'bm25' | SearchMode, Map<string, string[]>> = { bm25: new Map(), semantic: new Map(), hybrid: new Map() };
     const timings: Record<'bm25' | SearchMode, number> = { bm25: 0, semantic: 0, hybrid: 0 };
     for (const qid of queryIds) {
-      const text = data.queries.get(qid)!;
+      // Queries are text like documents: the pipeline makes documents well formed, so are these.
+      const text = wellFormedText(data.queries.get(qid)!);
       let t = performance.now();
       runs.bm25.set(qid, bm25.search(text, 10).map((h) => h.id));
       timings.bm25 += performance.now() - t;

@@ -2,9 +2,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
-import { createEmbedder, createLogger, IngestionService, checkStoreEmbedding, type IngestDocumentInput } from '@kb/core';
+import { createHash } from 'node:crypto';
+import { createEmbedder, createLogger, IngestionService, checkStoreEmbedding, wellFormedText, type IngestDocumentInput } from '@kb/core';
+import { findFrontMatter, parseFrontMatter } from '@kb/core/chunking/front-matter';
 import { splitDocument } from '@kb/core/ingestion/prepare';
-import { parse as parseYaml } from 'yaml';
 import { CliError, openStore } from '../store.ts';
 import { dropVectorIndex, ensureVectorIndex, type Database } from '@kb/db';
 
@@ -38,33 +39,46 @@ async function listMarkdown(dir: string): Promise<string[]> {
     .sort();
 }
 
-const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)\s*(?:\r?\n|$)/;
+/** Longest title and slug the API takes; the local store is held to the same, so both modes agree. */
+const MAX_TITLE_CHARS = 1000;
+const MAX_SLUG_CHARS = 1000;
 
-/** Title: front matter `title`, else the first ATX heading, else the file name. */
+/**
+ * Title: front matter `title`, else the first ATX heading with text, else the file name. The
+ * front matter is read as the pipeline reads it (a leading byte-order mark and CRLF line endings
+ * allowed; YAML it ignores is ignored here too).
+ */
 export function titleOf(content: string, file: string): string {
-  const front = FRONT_MATTER.exec(content);
-  if (front) {
-    try {
-      const data = parseYaml(front[1]!, { maxAliasCount: 100 }) as unknown;
-      if (data && typeof data === 'object' && typeof (data as { title?: unknown }).title === 'string') {
-        const title = ((data as { title: string }).title).trim();
-        if (title) return title;
-      }
-    } catch {
-      // unreadable front matter: fall through
-    }
-  }
-  const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(front ? content.slice(front[0].length) : content);
-  if (heading) return heading[1]!.replace(/[*_`]/g, '').trim();
-  return basename(file, extname(file));
+  const source = content.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const front = findFrontMatter(source);
+  const title = parseFrontMatter(front)['title'];
+  if (typeof title === 'string' && title.trim()) return title.trim();
+  const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(front ? source.slice(front.end) : source);
+  const text = heading?.[1]!.replace(/[*_`]/g, '').trim();
+  return text || basename(file, extname(file));
 }
 
+/** `text` cut to `max` characters, not inside a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\ud800-\udbff]/.test(text[max - 1]!) ? max - 1 : max;
+  return text.slice(0, end);
+}
+
+/**
+ * The document for a file, the same in both modes: text the store cannot hold (NUL, unpaired
+ * surrogates) as U+FFFD, the title cut to 1,000 characters, and a path longer than 1,000
+ * characters shortened to its start and a hash of the whole.
+ */
 export function documentFor(root: string, file: string, content: string): IngestDocumentInput {
+  const path = wellFormedText(relative(root, file).split(sep).join('/'));
+  const slug =
+    path.length <= MAX_SLUG_CHARS ? path : `${cut(path, MAX_SLUG_CHARS - 17)}#${createHash('sha256').update(path).digest('hex').slice(0, 16)}`;
   return {
     namespace: basename(file).toLowerCase() === 'technical.md' ? 'tech_docs' : 'user_docs',
-    title: titleOf(content, file),
-    slug: relative(root, file).split(sep).join('/'),
-    content,
+    title: cut(wellFormedText(titleOf(content, file)), MAX_TITLE_CHARS),
+    slug,
+    content: wellFormedText(content),
   };
 }
 
@@ -83,8 +97,15 @@ async function postDocument(apiUrl: string, apiKey: string, doc: IngestDocumentI
       await new Promise((r) => setTimeout(r, Math.min(60, Math.max(1, wait)) * 1000));
       continue;
     }
-    const body = (await res.json().catch(() => ({}))) as { skipped?: boolean; message?: string };
-    if (!res.ok) return { mark: '!', error: `HTTP ${res.status}: ${body.message ?? res.statusText}` };
+    const body = (await res.json().catch(() => ({}))) as {
+      skipped?: boolean;
+      message?: string;
+      issues?: Array<{ path?: Array<string | number>; message?: string }>;
+    };
+    if (!res.ok) {
+      const issues = (body.issues ?? []).map((issue) => `${(issue.path ?? []).join('.') || 'input'}: ${issue.message ?? 'invalid'}`);
+      return { mark: '!', error: `HTTP ${res.status}: ${body.message ?? res.statusText}${issues.length > 0 ? ` (${issues.join('; ')})` : ''}` };
+    }
     return { mark: body.skipped ? '.' : '+' };
   }
 }
