@@ -173,6 +173,8 @@ export function createHttpApp(services: Services): HttpApp {
       // The adapter checks the header before it looks at the parsed body.
       req.headers['content-type'] = 'application/json';
     }
+    // HEAD is GET without the body (the response, made for a HEAD request, sends none).
+    if (req.method === 'HEAD') req.method = 'GET';
     req.url = (pathname.slice(API_BASE_PATH.length) || '/') + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
     await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
   }
@@ -258,6 +260,12 @@ export function createHttpApp(services: Services): HttpApp {
     });
   });
 
+  // An Expect header other than 100-continue: Node would answer an empty 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('X-Request-Id', randomUUID());
+    sendJson(res, 417, { message: `Unsupported Expect header: ${String(req.headers.expect).slice(0, 100)}`, code: 'EXPECTATION_FAILED' });
+  });
+
   // Malformed HTTP never reaches the handler: answer it in the same JSON shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
@@ -267,7 +275,7 @@ export function createHttpApp(services: Services): HttpApp {
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     const body = JSON.stringify({ message: tooLarge ? 'Request headers too large' : 'Malformed HTTP request', code: 'BAD_REQUEST' });
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 

@@ -202,7 +202,32 @@ describe('HTTP surface', () => {
       socket.on('error', reject);
     });
     expect(response).toMatch(/^HTTP\/1\.1 400/);
+    expect(response).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
     expect(response).toContain('{"message":"Malformed HTTP request","code":"BAD_REQUEST"}');
+  });
+
+  it('answers an Expect header it cannot meet with a JSON 417', async () => {
+    const response = await new Promise<string>((resolve, reject) => {
+      const socket = connect(service.port, '127.0.0.1', () =>
+        socket.write('POST /api/v1/search HTTP/1.1\r\nHost: x\r\nExpect: 999-weird\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'),
+      );
+      let data = '';
+      socket.on('data', (c) => (data += c));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    expect(response).toMatch(/^HTTP\/1\.1 417/);
+    expect(response).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+    expect(response).toContain('"code":"EXPECTATION_FAILED"');
+  });
+
+  it('answers HEAD wherever it answers GET, without a body', async () => {
+    const get = await service.api('/api/v1/keys', { key: admin });
+    const head = await service.api('/api/v1/keys', { method: 'HEAD', key: admin });
+    expect(head.status).toBe(get.status);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(await head.text()).toBe('');
+    expect((await service.api('/api/v1/keys', { method: 'HEAD' })).status).toBe(401);
   });
 
   it('echoes a request id, or makes one', async () => {
