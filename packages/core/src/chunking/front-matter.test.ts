@@ -99,6 +99,16 @@ describe('front matter', () => {
     });
   });
 
+  it('reads front matter with thousands of YAML errors or unknown tags on one line in linear time', () => {
+    for (const yaml of [`k: "${'\\q'.repeat(40_000)}"`, `k: [${Array(20_000).fill('!t').join(',')}]`]) {
+      const started = performance.now();
+      const doc = chunkMarkdown({ title: 'Doc', content: `---\n${yaml}\n---\nBody\n` });
+      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(allContent(`---\n${yaml}\n---\nBody\n`)).toBe('Body');
+      expect(doc.parents).toHaveLength(1);
+    }
+  });
+
   it('does not let __proto__ keys pollute prototypes', () => {
     const doc = chunkMarkdown({ title: 'Doc', content: '---\n__proto__:\n  polluted: true\n---\nText\n' });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();

@@ -74,7 +74,9 @@ export function parseFrontMatter(frontMatter: FrontMatter | null): Record<string
  * errors or with keys that are collections or aliases (which JSON cannot hold as keys).
  */
 function parseYamlFrontMatter(text: string): unknown {
-  const document = parseDocument(text, { uniqueKeys: false, merge: true, logLevel: 'silent' });
+  // Without prettyErrors: "pretty" errors copy their source line each, so thousands of errors on
+  // one long line cost time quadratic in its length.
+  const document = parseDocument(text, { uniqueKeys: false, merge: true, logLevel: 'silent', prettyErrors: false });
   if (document.errors.length > 0 || complexKeyOffset(document) !== null) return undefined;
   return document.toJS({ maxAliasCount: 100 });
 }

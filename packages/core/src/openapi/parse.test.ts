@@ -92,6 +92,15 @@ describe('parseSpec', () => {
     expect(refusal(() => parseSpec(`${big}  k17: again\n`, 'yaml')).message).toBe('YAML syntax error at line 60003, column 3: Map keys must be unique');
   });
 
+  it('reports thousands of YAML errors on one long line in linear time', () => {
+    for (const n of [20_000, 80_000]) {
+      const spec = `openapi: 3.0.0\ninfo: {title: t, version: "1"}\nx: "${'\\q'.repeat(n)}"\npaths: {}\n`;
+      const started = performance.now();
+      expect(refusal(() => parseSpec(spec, 'yaml')).message).toMatch(/^YAML syntax error at line 3, column \d+: .*\(and \d+ more\)$/);
+      expect(performance.now() - started).toBeLessThan(3_000);
+    }
+  });
+
   it('refuses empty input', () => {
     expect(refusal(() => parseSpec('', 'json')).message).toBe('the spec is empty');
     expect(refusal(() => parseSpec(' \n\t', 'yaml')).message).toBe('the spec is empty');

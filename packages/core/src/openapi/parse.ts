@@ -50,19 +50,21 @@ function parseYaml(text: string): unknown {
   }
   let document;
   try {
-    document = parseDocument(text, { prettyErrors: true, uniqueKeys: false });
+    // prettyErrors off: each pretty error copies its source line, quadratic for thousands of
+    // errors on one long line (80,000 bad escapes took minutes); the position is computed here.
+    document = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
   } catch (error) {
     if (error instanceof RangeError) throw new InvalidSpecError('YAML nesting is too deep to parse', { cause: error });
     throw error;
   }
   const [first] = document.errors;
   if (first) {
-    const where = first.linePos?.[0];
-    const at = where ? ` at line ${where.line}, column ${where.col}` : '';
+    const where = lineColumnAt(text, first.pos[0]);
+    const at = ` at line ${where.line}, column ${where.column}`;
     const reason =
       first.code === 'MULTIPLE_DOCS'
         ? 'the text holds several YAML documents (separated by ---); upload one'
-        : (first.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+        : (first.message.split('\n')[0] ?? '');
     const more = document.errors.length > 1 ? ` (and ${document.errors.length - 1} more)` : '';
     throw new InvalidSpecError(`YAML syntax error${at}: ${reason}${more}`, { cause: first });
   }
