@@ -63,13 +63,14 @@ const CHARS_PER_CHUNK_BOUND = 1200;
 /**
  * Markdown from this size up is split (and, by the built-in embedder, embedded) in the spec
  * worker thread even when it comes alone: splitting takes about a second per 100-300 KB of
- * Markdown, up to tens of seconds for a 10 MB request, which on the server's thread would hold
- * every other request for as long.
+ * Markdown, up to tens of seconds for a 10 MB request, and 10 ms a KB for the costliest shapes
+ * (a table of 16,000 columns in 64 KB: 650 ms), which on the server's thread would hold every
+ * other request for as long.
  */
-const OFF_THREAD_SPLIT_CHARS = 64 * 1024;
+const OFF_THREAD_SPLIT_CHARS = 16 * 1024;
 /**
  * ...and so is Markdown of this many line breaks or more, whatever its size: splitting costs by the
- * block, and 4,000 one-line headings (under 64 KB) held the server's thread for 350-480 ms.
+ * block, and 4,000 one-line headings (38 KB) held the server's thread for 127-314 ms.
  */
 const OFF_THREAD_SPLIT_LINES = 1_000;
 
