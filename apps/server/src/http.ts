@@ -12,6 +12,8 @@ import { sendError, sendJson } from './http-errors.ts';
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
+/** Calls a tRPC batch request may hold (a typed client's httpBatchLink: `maxItems`). */
+export const MAX_TRPC_BATCH = 10;
 /** How long /readyz waits for each dependency's answer. */
 const READINESS_PROBE_TIMEOUT_MS = 2_500;
 
@@ -124,6 +126,8 @@ export function createHttpApp(services: Services): HttpApp {
     responseMeta: (opts) => responseMeta(opts as Parameters<typeof responseMeta>[0]),
     onError: ({ error, ctx }) => logProcedureError(error, ctx, logger),
     maxBodySize: config.limits.maxBodyBytes,
+    // One request, a bounded amount of work: 1,000 batched hybrid searches took 44 s.
+    maxBatchSize: MAX_TRPC_BATCH,
   });
 
   /**

@@ -221,6 +221,21 @@ describe('HTTP surface', () => {
     expect(response).toContain('"code":"EXPECTATION_FAILED"');
   });
 
+  it('takes tRPC batches of up to 10 calls', async () => {
+    const batch = (n: number) =>
+      fetch(`${service.url}/trpc/${Array(n).fill('search').join(',')}?batch=1`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, { query: `q${i}` }]))),
+      });
+    const ten = await batch(10);
+    expect(ten.status).toBe(200);
+    expect(await json(ten)).toHaveLength(10);
+    const eleven = await batch(11);
+    expect(eleven.status).toBe(400);
+    expect(JSON.stringify(await json(eleven))).toContain('Batch call exceeds maximum size');
+  });
+
   it('answers HEAD wherever it answers GET, without a body', async () => {
     const get = await service.api('/api/v1/keys', { key: admin });
     const head = await service.api('/api/v1/keys', { method: 'HEAD', key: admin });
