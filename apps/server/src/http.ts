@@ -22,7 +22,7 @@ const READINESS_PROBE_TIMEOUT_MS = 2_500;
  * decoded: RFC 3986 makes the two spellings the same URI, so `/keys/a%2Db` is `/keys/a-b`.
  * Other escapes stay as they are (a decoded "/" or "?" would change the route).
  */
-export function decodeUnreserved(path: string): string {
+function decodeUnreserved(path: string): string {
   if (!path.includes('%')) return path;
   return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));

@@ -22,7 +22,7 @@ export const namespaceSchema = z.enum(NAMESPACES, {
 export const MAX_METADATA_DEPTH = 32;
 
 /** Levels of arrays and objects in `value` (0 for a scalar), counted without recursion. */
-export function nestingDepth(value: unknown): number {
+function valueDepth(value: unknown): number {
   let deepest = 0;
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {
@@ -40,6 +40,6 @@ export function nestingDepth(value: unknown): number {
 /** A document's metadata: a JSON object of at most {@link MAX_METADATA_DEPTH} levels. */
 export const metadataSchema = z
   .record(z.string(), z.unknown())
-  .refine((value) => nestingDepth(value) <= MAX_METADATA_DEPTH, {
+  .refine((value) => valueDepth(value) <= MAX_METADATA_DEPTH, {
     message: `must not be nested more than ${MAX_METADATA_DEPTH} levels deep`,
   });

@@ -56,7 +56,3 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
   return { line, column: offset - lineStart + 1 };
 }
 
-/** The 1-based line of `offset` in `text`. */
-export function lineAt(text: string, offset: number): number {
-  return lineColumnAt(text, offset).line;
-}

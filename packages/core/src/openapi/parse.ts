@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
 import { InvalidSpecError } from './errors.ts';
 import { locateJsonError } from './json-error.ts';
-import { complexKeyOffset, duplicateKeyOffset, lineAt, lineColumnAt } from '../yaml-keys.ts';
+import { complexKeyOffset, duplicateKeyOffset, lineColumnAt } from '../yaml-keys.ts';
 import { estimateYamlDepth } from './yaml-depth.ts';
 
 /** YAML aliases allowed (counted as yaml does: uses times the size of what they repeat). */
@@ -76,7 +76,7 @@ function parseYaml(text: string): unknown {
   }
   const complexKey = complexKeyOffset(document);
   if (complexKey !== null) {
-    throw new InvalidSpecError(`YAML at line ${lineAt(text, complexKey)} uses a collection or an alias as a mapping key; an OpenAPI document's keys are plain strings`);
+    throw new InvalidSpecError(`YAML at line ${lineColumnAt(text, complexKey).line} uses a collection or an alias as a mapping key; an OpenAPI document's keys are plain strings`);
   }
   try {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
