@@ -1,5 +1,7 @@
 /**
- * Fusion of several rankings of the same collection (e.g. a lexical and a vector ranking).
+ * Fusion of several rankings of the same collection (e.g. a lexical and a vector ranking): the
+ * standard fusers, kept for retrieval experiments. The service's hybrid search rescores its
+ * candidates instead (core's search/hybrid.ts).
  *
  * Both fusers return hits best first with a `score` in 0..1, and both treat a document missing
  * from a list as ranked/scored below everything in it.

@@ -8,7 +8,7 @@
  * more, as it does in a Lucene boolean query of the words). Document lengths are exact, not
  * Lucene's one-byte approximation, so scores differ from Lucene's in the last digits.
  */
-import { analyze, type AnalyzeOptions } from './text.ts';
+import { analyze, type AnalyzeOptions } from '@kb/content';
 
 export interface Bm25Options {
   /** Term-frequency saturation (default 0.9, the Anserini/BEIR baseline value). */

@@ -7,7 +7,7 @@ import type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './t
 
 /**
  * Identifies the splitting of a document as stored (this chunker, and what the ingestion
- * pipeline keeps of its output: src/ingestion/prepare.ts); bump whenever the stored chunks for a
+ * pipeline keeps of its output: ../prepare.ts); bump whenever the stored chunks for a
  * given input change. 2: children that repeat an earlier one of the document are left out.
  */
 export const CHUNKER_VERSION = 'md-hier-2';

@@ -1,24 +1,21 @@
 /**
  * Retrieval quality of the built-in (no API key) stack on a BEIR dataset.
  *
- *   npx tsx bench/retrieval-eval.ts /work/shared/corpus/ir-eval/scifact [split=test] [dimension=1024]
+ *   pnpm --filter @kb/cli exec tsx bench/retrieval-eval.ts /work/shared/corpus/ir-eval/scifact [split=test] [dimension=1024]
  *
  * Documents are indexed as "title text". Runs, each evaluated at 10 (nDCG, Recall, MRR):
  *  - bm25: the baseline (k1 0.9, b 0.4, Lucene's 33 English stop words, Porter stemming);
  *  - semantic: exact (brute-force) cosine between LocalEmbedder query and document vectors;
- *  - hybrid: src/retrieval/hybrid.ts: candidates from BM25 with word-delimiter analysis and from a
+ *  - hybrid: core's search/hybrid.ts: candidates from BM25 with word-delimiter analysis and from a
  *    vector search with Rocchio feedback from the lexical top hits, rescored by hybridRank (here
  *    every document is one candidate, so its chunk and document signals coincide);
  *  - bm25+wd (information only): the hybrid's lexical ranker on its own.
  * The targets compare semantic and hybrid with the bm25 baseline of the same run.
  */
-import { LocalEmbedder } from '../src/embeddings/local.ts';
-import { Bm25Index, topKIndices } from '../src/retrieval/bm25.ts';
-import type { ScoredHit } from '../src/retrieval/fusion.ts';
-import { HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridRank, type HybridStatistics } from '../src/retrieval/hybrid.ts';
-import { evaluateRuns, loadBeir, type EvalSummary } from '../src/retrieval/metrics.ts';
-import { rocchio } from '../src/retrieval/prf.ts';
-import { stem } from '../src/retrieval/text.ts';
+import { stem } from '@kb/content';
+import { HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridRank, LocalEmbedder, rocchio, type HybridStatistics } from '@kb/core';
+import { Bm25Index, topKIndices, type ScoredId } from '../src/eval/bm25.ts';
+import { evaluateRuns, loadBeir, type EvalSummary } from '../src/eval/metrics.ts';
 
 const dir = process.argv[2];
 const split = process.argv[3] ?? 'test';
@@ -87,7 +84,7 @@ const names = ['bm25', 'semantic', 'hybrid', 'bm25+wd'] as const;
 type RunName = (typeof names)[number];
 const runs = Object.fromEntries(names.map((n) => [n, new Map<string, string[]>()])) as Record<RunName, Map<string, string[]>>;
 const ms = Object.fromEntries(names.map((n) => [n, 0])) as Record<RunName, number>;
-const top10 = (hits: readonly ScoredHit[]): string[] => hits.slice(0, 10).map((h) => h.id);
+const top10 = (hits: readonly ScoredId[]): string[] => hits.slice(0, 10).map((h) => h.id);
 
 for (let n = 0; n < queryIds.length; n++) {
   const qid = queryIds[n]!;

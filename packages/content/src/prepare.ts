@@ -1,5 +1,5 @@
-import { chunkMarkdown } from '../chunking/index.ts';
-import { LocalEmbedder } from '../embeddings/local.ts';
+import { chunkMarkdown } from './chunking/index.ts';
+import { LexicalVectorizer } from './lexical/vectorize.ts';
 
 /** The text a child chunk is embedded as: its heading trail (title first) and its content. */
 export function embeddingText(headingPath: string, content: string): string {
@@ -41,26 +41,32 @@ export function splitDocument(input: { title: string; content: string }): SplitD
   };
 }
 
-const embedders = new Map<number, LocalEmbedder>();
+/** Documents split, and their children's vectors from the built-in embedder (see prepareDocuments). */
+export interface PreparedDocuments {
+  documents: SplitDocument[];
+  vectors: Float32Array;
+}
+
+const vectorizers = new Map<number, LexicalVectorizer>();
 
 /**
- * Steps 5 and 6 for the built-in embedder, for many documents at once (the spec worker runs
+ * Steps 5 and 6 for the built-in embedder, for many documents at once (the worker pool runs
  * this off the server's thread): their splits, and one array holding every child's vector, in
  * order, `dimension` components each. With a null dimension, step 5 only (no vectors).
  */
 export function prepareDocuments(
   documents: ReadonlyArray<{ title: string; content: string }>,
   dimension: number | null,
-): { documents: SplitDocument[]; vectors: Float32Array } {
+): PreparedDocuments {
   const split = documents.map(splitDocument);
   if (dimension === null) return { documents: split, vectors: new Float32Array(0) };
-  let embedder = embedders.get(dimension);
-  if (!embedder) embedders.set(dimension, (embedder = new LocalEmbedder({ dimension })));
+  let vectorizer = vectorizers.get(dimension);
+  if (!vectorizer) vectorizers.set(dimension, (vectorizer = new LexicalVectorizer({ dimension })));
   const vectors = new Float32Array(split.reduce((n, d) => n + d.children.length, 0) * dimension);
   let offset = 0;
   for (const document of split) {
     for (const child of document.children) {
-      vectors.set(embedder.embedOne(embeddingText(child.headingPath, child.content), 'document'), offset);
+      vectors.set(vectorizer.vector(embeddingText(child.headingPath, child.content)), offset);
       offset += dimension;
     }
   }

@@ -23,8 +23,7 @@
  * query (the best hit of every query scores near 1), so it ranks and can be thresholded as
  * "fraction of this query's best match", not compared across queries as a probability.
  */
-import type { ScoredHit } from './fusion.ts';
-import { analyze, LUCENE_STOP_WORDS, stem, tokenize } from './text.ts';
+import { analyze, LUCENE_STOP_WORDS, stem, tokenize } from '@kb/content';
 
 /** Analyser of the hybrid mode's lexical scoring: Lucene stop words, Porter, word-delimiter. */
 export function hybridLexicalAnalyzer(text: string): string[] {
@@ -63,6 +62,12 @@ export const HYBRID_DEFAULTS = Object.freeze({
   /** Weights of the chunk, document and vector signals (they sum to 1). */
   weights: Object.freeze({ chunk: 0.5, document: 0.35, vector: 0.15 }),
 });
+
+/** A candidate ranked by {@link hybridRank}, with its fused score in 0..1. */
+export interface RankedHit {
+  id: string;
+  score: number;
+}
 
 /** A candidate of {@link hybridRank}: a chunk (or a whole document) from either ranking. */
 export interface HybridCandidate {
@@ -157,7 +162,7 @@ export function hybridRank(
   candidates: readonly HybridCandidate[],
   statistics: HybridStatistics,
   options: HybridRankOptions = {},
-): ScoredHit[] {
+): RankedHit[] {
   const weights = options.weights ?? HYBRID_DEFAULTS.weights;
   const k1 = options.k1 ?? HYBRID_DEFAULTS.k1;
   const b = options.b ?? HYBRID_DEFAULTS.b;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, EXTENDED_STOP_WORDS, LUCENE_STOP_WORDS, stem, tokenize } from './text.ts';
+import { analyze, EXTENDED_STOP_WORDS, LUCENE_STOP_WORDS, stem, tokenize } from './analyze.ts';
 
 describe('tokenize', () => {
   it('lower-cases and splits on anything that is not a letter or digit', () => {

@@ -1,9 +1,9 @@
+import { InvalidSpecError, runTask } from '@kb/content';
 import { AppError } from '../errors.ts';
+import { endLoad, type IngestionService } from '../ingestion/ingestion.service.ts';
+import { WritePipeline } from '../ingestion/pipeline.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
-import { InvalidSpecError, operationsFromSpecText } from '../openapi/index.ts';
-import { endLoad, type IngestionService } from './ingestion.service.ts';
-import { WritePipeline } from './pipeline.ts';
 
 export interface IngestOpenApiInput {
   spec: string;
@@ -34,7 +34,7 @@ export class OpenApiIngestion {
     let operations;
     try {
       // Off the server's thread: a large YAML spec parses for over a second.
-      operations = (await operationsFromSpecText(input.spec, input.format)).operations;
+      operations = (await runTask('parseSpec', { text: input.spec, format: input.format })).operations;
     } catch (error) {
       if (error instanceof InvalidSpecError) throw new AppError('BAD_REQUEST', `Invalid OpenAPI spec: ${error.message}`, { cause: error });
       throw error;
