@@ -6,6 +6,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { describe, expect, it } from 'vitest';
 import { chunkMarkdown } from '../chunking/index.ts';
+import { escapeHtml } from '../html/elements.ts';
 import { STORAGE_CONVERTER_VERSION, storageToMarkdown } from './storage-to-markdown.ts';
 
 const md = (storage: string, baseUrl?: string): string => storageToMarkdown(storage, baseUrl === undefined ? {} : { baseUrl });
@@ -528,7 +529,7 @@ describe('text', () => {
   ];
 
   it.each(plainCases)('escapes text so that it reads back unchanged: %s', (value) => {
-    const escaped = value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    const escaped = escapeHtml(value);
     const markdown = md(`<p>${escaped}</p>`);
     const root = parse(markdown);
     expect(root.children.map((node) => node.type)).toEqual(['paragraph']);

@@ -2,6 +2,7 @@ import type { Root } from 'hast';
 import rehypeParse from 'rehype-parse';
 import { unified } from 'unified';
 import { contentToMarkdown } from './convert.ts';
+import { escapeHtml } from './elements.ts';
 import { extractPage } from './extract.ts';
 import { prepareSource } from './source.ts';
 
@@ -49,7 +50,7 @@ function parseHtml(html: string): Root {
   } catch (error) {
     if (!isStackOverflow(error)) throw error;
   }
-  return parser.parse(`<pre>${html.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</pre>`);
+  return parser.parse(`<pre>${escapeHtml(html)}</pre>`);
 }
 
 /**

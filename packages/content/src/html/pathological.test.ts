@@ -54,6 +54,12 @@ describe('deep nesting', () => {
     expect(doc.markdown.match(/level/g)).toHaveLength(300);
     expect(doc.markdown).toContain('deep text');
   });
+
+  it('keeps the blocks of content nested deeper than the conversion limit apart, and line breaks', () => {
+    const deep = '<div>'.repeat(150) + '<p>one<br>two</p><form>three<fieldset>four</fieldset></form><center>five</center><span>six</span> seven' + '</div>'.repeat(150);
+    const { doc } = timed(`<html><body><main>${deep}</main></body></html>`);
+    expect(doc.markdown.split(/\n\n/).map((p) => p.trim())).toEqual(['one', 'two', 'three', 'four', 'five', 'six seven']);
+  });
 });
 
 describe('large pages', () => {

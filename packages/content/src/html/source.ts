@@ -1,3 +1,5 @@
+import { VOID_ELEMENTS } from './elements.ts';
+
 /**
  * A linear pre-pass over HTML source that bounds how deeply elements nest before the real parser
  * sees it, and drops the content of elements that never become Markdown (scripts and styles are
@@ -10,28 +12,6 @@
  * ...), and leaves the source untouched unless that estimate goes past the limit. Start tags
  * beyond the limit (and their matching end tags) are replaced by a space, so their text stays.
  */
-
-const VOID_ELEMENTS = new Set([
-  'area',
-  'base',
-  'basefont',
-  'bgsound',
-  'br',
-  'col',
-  'embed',
-  'frame',
-  'hr',
-  'image',
-  'img',
-  'input',
-  'keygen',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-]);
 
 /** Raw-text elements whose content never reaches the Markdown: it is dropped here, unparsed. */
 const DROPPED_CONTENT = new Set(['iframe', 'noembed', 'noframes', 'noscript', 'script', 'style', 'textarea']);

@@ -1,4 +1,5 @@
 import type { Element, ElementContent, Parents, Text } from 'hast';
+import { BLOCK_ELEMENTS } from './elements.ts';
 
 /**
  * Iterative helpers over hast trees. Nothing here recurses, so they are safe on trees of any
@@ -81,42 +82,7 @@ export function collapsedText(root: Parents): string {
 }
 
 /** Elements that start a new line of text (used when flattening). */
-const BLOCK_ELEMENTS = new Set([
-  'address',
-  'article',
-  'aside',
-  'blockquote',
-  'br',
-  'dd',
-  'details',
-  'div',
-  'dl',
-  'dt',
-  'figcaption',
-  'figure',
-  'footer',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'hr',
-  'li',
-  'main',
-  'nav',
-  'ol',
-  'p',
-  'pre',
-  'section',
-  'summary',
-  'table',
-  'td',
-  'th',
-  'tr',
-  'ul',
-]);
+const startsLine = (tagName: string): boolean => tagName === 'br' || BLOCK_ELEMENTS.has(tagName);
 
 /** Elements that may directly hold paragraphs (others become a div when flattened). */
 const KEEPS_PARAGRAPHS = new Set([
@@ -163,7 +129,7 @@ function flattenToParagraphs(element: Element): Element[] {
       continue;
     }
     if (node.type !== 'element') continue;
-    if (BLOCK_ELEMENTS.has(node.tagName)) {
+    if (startsLine(node.tagName)) {
       flush();
       stack.push('end-block');
     } else {

@@ -1,3 +1,4 @@
+import { VOID_ELEMENTS } from '../../html/elements.ts';
 import { decodeEntities } from './entities.ts';
 
 /**
@@ -33,24 +34,6 @@ export type StorageNode = StorageElement | string;
 export const MAX_TREE_DEPTH = 128;
 
 const NO_ATTRIBUTES: readonly string[] = Object.freeze([]);
-
-const VOID_ELEMENTS = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'keygen',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-]);
 
 /** Elements whose content is not markup and never becomes Markdown. */
 const RAW_TEXT_ELEMENTS = new Set(['script', 'style']);

@@ -1,3 +1,4 @@
+import { BLOCK_ELEMENTS } from '../../html/elements.ts';
 import { autolink, codeSpan, escapeHeadingEnd, escapeLineStart, escapeText, linkDestination, longestRun } from './escape.ts';
 import { InlineBuilder } from './inline.ts';
 import {
@@ -25,48 +26,8 @@ import { BlockWriter } from './writer.ts';
 /** Lists and block quotes nested deeper than this are written without their markers. */
 const MAX_CONTAINER_DEPTH = 16;
 
-/** Elements that are blocks wherever they appear in block content. */
-const BLOCK_ELEMENTS = new Set([
-  'address',
-  'article',
-  'aside',
-  'blockquote',
-  'caption',
-  'center',
-  'dd',
-  'details',
-  'div',
-  'dl',
-  'dt',
-  'fieldset',
-  'figcaption',
-  'figure',
-  'footer',
-  'form',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'hr',
-  'li',
-  'main',
-  'nav',
-  'ol',
-  'p',
-  'pre',
-  'section',
-  'summary',
-  'table',
-  'tbody',
-  'td',
-  'tfoot',
-  'th',
-  'thead',
-  'tr',
-  'ul',
+/** Storage elements that are blocks wherever they appear in block content (besides HTML's). */
+const STORAGE_BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   'ac:adf-content',
   'ac:adf-extension',
   'ac:adf-node',
@@ -76,6 +37,8 @@ const BLOCK_ELEMENTS = new Set([
   'ac:task',
   'ac:task-list',
 ]);
+
+const isBlockName = (name: string): boolean => BLOCK_ELEMENTS.has(name) || STORAGE_BLOCK_ELEMENTS.has(name);
 
 /** Elements that stay inline even around block content (which is then flattened into them). */
 const INLINE_ELEMENTS = new Set([
@@ -265,12 +228,12 @@ export class StorageRenderer {
 
   private isBlock(element: StorageElement): boolean {
     const { name } = element;
-    if (BLOCK_ELEMENTS.has(name)) return true;
+    if (isBlockName(name)) return true;
     if (isMacro(element)) return isBlockMacro(element);
     if (INLINE_ELEMENTS.has(name) || isDropped(name)) return false;
     // Wrappers (span, comment markers, unknown elements) are blocks when they hold blocks.
     for (const child of element.children) {
-      if (typeof child !== 'string' && (BLOCK_ELEMENTS.has(child.name) || (isMacro(child) && isBlockMacro(child)))) return true;
+      if (typeof child !== 'string' && (isBlockName(child.name) || (isMacro(child) && isBlockMacro(child)))) return true;
     }
     return false;
   }
@@ -652,7 +615,7 @@ export class StorageRenderer {
         return this.inlineMacro(element, inline);
       default:
         if (isDropped(name)) return;
-        if (BLOCK_ELEMENTS.has(name)) return this.flatten(element, inline);
+        if (isBlockName(name)) return this.flatten(element, inline);
         return this.inlineChildren(element, inline);
     }
   }
