@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
+import { warmUpWorkerPool } from '@kb/content';
 import {
   checkStoreEmbedding,
   createEmbedder,
   createLogger,
   createServices,
   REDIS_COMMAND_TIMEOUT_MS,
-  warmUpSpecWorker,
   type Logger,
   type Services,
 } from '@kb/core';
@@ -98,8 +98,8 @@ export async function startService(
     });
   });
   await services.start();
-  // The OpenAPI spec worker takes about a second to start: not on the first spec's time.
-  warmUpSpecWorker();
+  // The worker pool takes about a second to start: not on the first spec's time.
+  warmUpWorkerPool();
   const { port } = app.server.address() as AddressInfo;
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
   logger.info(

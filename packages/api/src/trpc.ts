@@ -1,4 +1,5 @@
-import { APP_ERROR_STATUS, AppError, illFormedTextPath, isAppError, RateLimiterUnavailableError, SESSION_COOKIE } from '@kb/core';
+import { illFormedTextPath } from '@kb/content';
+import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, SESSION_COOKIE } from '@kb/core';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AuthLevel, Caller, RequestContext } from './context.ts';

@@ -8,8 +8,8 @@
  * Prints throughput (MB/s of storage format) and the time per page, best of the rounds.
  */
 import { parseArgs } from 'node:util';
-import { storageToMarkdown } from '../src/wiki/storage-to-markdown.ts';
-import { prng } from '../src/wiki/fake-confluence.ts';
+import { storageToMarkdown } from '@kb/content';
+import { prng } from '../test/fakes/fake-confluence.ts';
 
 const { values } = parseArgs({
   options: {

@@ -15,7 +15,7 @@ import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { JobRunner } from '../src/jobs/job-runner.ts';
 import { JobsRepository, toJobView } from '../src/jobs/jobs.repository.ts';
 import { createLogger } from '../src/logger.ts';
-import { generateSpace, startFakeConfluence } from '../src/wiki/fake-confluence.ts';
+import { generateSpace, startFakeConfluence } from '../test/fakes/fake-confluence.ts';
 import { createWikiImportHandler } from '../src/wiki/wiki-import.ts';
 import { openScratchDatabase } from './scratch-database.ts';
 import { dropVectorIndex } from '@kb/db';

@@ -3,7 +3,6 @@ export type { AppErrorCode, AppErrorOptions } from './errors.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
 export type { Logger } from './logger.ts';
 export { isUuid } from './ids.ts';
-export { illFormedTextPath, isIllFormedText, wellFormedText } from './unicode.ts';
 export { ApiKeysService } from './keys/keys.service.ts';
 export { ApiKeysRepository } from './keys/keys.repository.ts';
 export { UsageTracker } from './keys/usage-tracker.ts';
@@ -28,13 +27,18 @@ export {
 } from './embeddings/index.ts';
 export type { Embedder, EmbeddingInputType } from './embeddings/index.ts';
 export { IngestionService } from './ingestion/ingestion.service.ts';
+export { toVectorLiteral } from './ingestion/documents.repository.ts';
 export type { IngestDocumentInput, IngestResult } from './ingestion/ingestion.service.ts';
 export { SearchService } from './search/search.service.ts';
 export type { SearchInput, SearchMode, SearchResult } from './search/search.service.ts';
+// The search's own ranking, for evaluations that run it outside the store (the CLI's bench).
+export { HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridRank } from './search/hybrid.ts';
+export type { HybridCandidate, HybridStatistics, RankedHit } from './search/hybrid.ts';
+export { rocchio } from './search/prf.ts';
 export { UrlIngestion } from './ingestion/url-ingestion.ts';
 export type { IngestUrlInput } from './ingestion/url-ingestion.ts';
-export { OpenApiIngestion } from './ingestion/openapi-ingestion.ts';
-export type { IngestOpenApiInput, IngestOpenApiResult } from './ingestion/openapi-ingestion.ts';
+export { OpenApiIngestion } from './openapi/openapi-ingestion.ts';
+export type { IngestOpenApiInput, IngestOpenApiResult } from './openapi/openapi-ingestion.ts';
 export {
   BullJobQueue,
   InProcessJobQueue,
@@ -49,4 +53,3 @@ export {
 export type { JobHandlers, JobQueue, JobView } from './jobs/index.ts';
 export { WikiImports } from './wiki/wiki-imports.ts';
 export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/wiki-import.ts';
-export { warmUpSpecWorker } from './openapi/index.ts';

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { AdminSessions } from './auth/admin-sessions.ts';
 import type { Embedder } from './embeddings/types.ts';
 import { IngestionService } from './ingestion/ingestion.service.ts';
-import { OpenApiIngestion } from './ingestion/openapi-ingestion.ts';
+import { OpenApiIngestion } from './openapi/openapi-ingestion.ts';
 import { UrlIngestion } from './ingestion/url-ingestion.ts';
 import { SearchService } from './search/search.service.ts';
 import { ApiKeysRepository } from './keys/keys.repository.ts';

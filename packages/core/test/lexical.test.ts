@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { SearchRepository } from '../src/search/search.repository.ts';
-import { prng } from '../src/wiki/fake-confluence.ts';
+import { prng } from './fakes/fake-confluence.ts';
 
 const kinds = await testStoreKinds();
 

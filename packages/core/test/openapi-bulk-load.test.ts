@@ -1,17 +1,17 @@
+import { stopWorkerPool } from '@kb/content';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import type { Embedder, EmbeddingInputType } from '../src/embeddings/types.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
-import { OpenApiIngestion } from '../src/ingestion/openapi-ingestion.ts';
+import { OpenApiIngestion } from '../src/openapi/openapi-ingestion.ts';
 import { createLogger } from '../src/logger.ts';
-import { stopSpecWorker } from '../src/openapi/index.ts';
 import { SearchService } from '../src/search/search.service.ts';
 
 const kinds = await testStoreKinds();
 const logger = createLogger({ level: 'silent' });
-afterAll(() => stopSpecWorker());
+afterAll(() => stopWorkerPool());
 
 const RESOURCES = ['invoice', 'customer', 'refund', 'payout', 'webhook', 'coupon', 'dispute', 'balance', 'mandate', 'quote', 'receipt', 'tax rate'];
 

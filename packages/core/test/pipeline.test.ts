@@ -1,3 +1,4 @@
+import { chunkMarkdown } from '@kb/content';
 import { createLogger } from '@kb/core';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
 import { sql } from 'kysely';
@@ -5,7 +6,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Embedder, EmbeddingInputType } from '../src/embeddings/types.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { IngestionService, type IngestResult } from '../src/ingestion/ingestion.service.ts';
-import { chunkMarkdown } from '../src/chunking/index.ts';
 import { SearchService } from '../src/search/search.service.ts';
 
 const kinds = await testStoreKinds();
@@ -255,7 +255,7 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(await count('chunks')).toBe(chunksBefore + 2);
   });
 
-  it('prepares a large document in the spec worker, exactly as on the thread', async () => {
+  it('prepares a large document in the worker pool, exactly as on the thread', async () => {
     const { db } = await setup();
     const sentence = (i: number, j: number) => `Shelf ${i}-${j} holds lamps of kind ${i * 7 + j}; chairs and tables stand beside it.`;
     const sections = Array.from({ length: 70 }, (_, i) => `## Part ${i}\n\n${Array.from({ length: 14 }, (_, j) => sentence(i, j)).join(' ')}\n`);
@@ -292,7 +292,7 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
       { namespace, title: 'Broken', slug: 'broken', sourceHash: 'v1', content: (): string => { throw new Error('conversion failed'); } },
     ];
     const local = new LocalEmbedder();
-    // A LocalEmbedder is prepared in the spec worker; the same embedder wrapped is prepared here.
+    // A LocalEmbedder is prepared in the worker pool; the same embedder wrapped is prepared here.
     const wrapped: Embedder = { model: local.model, dimension: local.dimension, embed: (t, type) => local.embed(t, type) };
     const embedHere = vi.spyOn(local, 'embed');
     const offThread = await new IngestionService(testDb!.database, local, logger).ingestMany(documents('wiki'));

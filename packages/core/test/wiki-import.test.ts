@@ -8,7 +8,7 @@ import { JobRunner } from '../src/jobs/job-runner.ts';
 import { JobsRepository, toJobView } from '../src/jobs/jobs.repository.ts';
 import { createLogger } from '../src/logger.ts';
 import { SearchService } from '../src/search/search.service.ts';
-import { startFakeConfluence, type FakeConfluence, type FakePage } from '../src/wiki/fake-confluence.ts';
+import { startFakeConfluence, type FakeConfluence, type FakePage } from './fakes/fake-confluence.ts';
 import { createWikiImportHandler, type WikiSettings } from '../src/wiki/wiki-import.ts';
 
 const kinds = await testStoreKinds();

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
-import { createEmbedder, createLogger, IngestionService, SearchService, wellFormedText, type SearchMode } from '@kb/core';
-import { Bm25Index } from '@kb/core/retrieval/bm25';
-import { evaluateRuns, loadBeir, type EvalSummary } from '@kb/core/retrieval/metrics';
+import { wellFormedText } from '@kb/content';
+import { createEmbedder, createLogger, IngestionService, SearchService, type SearchMode } from '@kb/core';
 import { createDatabase, dropVectorIndex, ensureVectorIndex } from '@kb/db';
+import { Bm25Index } from '../eval/bm25.ts';
+import { evaluateRuns, loadBeir, type EvalSummary } from '../eval/metrics.ts';
 import { CliError } from '../store.ts';
 
 export const EVAL_USAGE = `Usage: kb eval <beir-dir> [--split=test] [--limit=N] [--exact]

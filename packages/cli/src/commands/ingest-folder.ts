@@ -3,9 +3,8 @@ import { basename, extname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { createHash } from 'node:crypto';
-import { createEmbedder, createLogger, IngestionService, checkStoreEmbedding, wellFormedText, type IngestDocumentInput } from '@kb/core';
-import { findFrontMatter, parseFrontMatter } from '@kb/core/chunking/front-matter';
-import { splitDocument } from '@kb/core/ingestion/prepare';
+import { findFrontMatter, parseFrontMatter, splitDocument, wellFormedText } from '@kb/content';
+import { createEmbedder, createLogger, IngestionService, checkStoreEmbedding, type IngestDocumentInput } from '@kb/core';
 import { CliError, openStore } from '../store.ts';
 import { dropVectorIndex, ensureVectorIndex, type Database } from '@kb/db';
 

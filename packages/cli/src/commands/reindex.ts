@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
-import { createEmbedder, createLogger, readStoreEmbedding, writeStoreEmbedding } from '@kb/core';
-import { toVectorLiteral } from '@kb/core/ingestion/documents.repository';
-import { embeddingText } from '@kb/core/ingestion/ingestion.service';
+import { embeddingText } from '@kb/content';
+import { createEmbedder, createLogger, readStoreEmbedding, toVectorLiteral, writeStoreEmbedding } from '@kb/core';
 import { createVectorIndex, dropVectorIndex } from '@kb/db';
 import { sql } from 'kysely';
 import { CliError, openStore } from '../store.ts';

@@ -1,17 +1,21 @@
+import {
+  CHUNKER_VERSION,
+  embeddingText,
+  illFormedTextPath,
+  isIllFormedText,
+  runTask,
+  splitDocument,
+  wellFormedText,
+  type SplitDocument,
+} from '@kb/content';
 import type { BulkLoad, Database } from '@kb/db';
-import { CHUNKER_VERSION } from '../chunking/index.ts';
 import { LocalEmbedder } from '../embeddings/local.ts';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
-import { illFormedTextPath, isIllFormedText, wellFormedText } from '../unicode.ts';
 import { contentHash } from './content-hash.ts';
-import { prepareDocumentsOffThread } from '../openapi/off-thread.ts';
 import { DocumentsRepository, type DocumentVersion } from './documents.repository.ts';
-import { embeddingText, splitDocument, type SplitDocument } from './prepare.ts';
-
-export { embeddingText } from './prepare.ts';
 
 export interface IngestDocumentInput {
   namespace: Namespace;
@@ -61,8 +65,8 @@ const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
 const CHARS_PER_CHUNK_BOUND = 1200;
 
 /**
- * Markdown from this size up is split (and, by the built-in embedder, embedded) in the spec
- * worker thread even when it comes alone: splitting takes about a second per 100-300 KB of
+ * Markdown from this size up is split (and, by the built-in embedder, embedded) in the worker
+ * pool's thread even when it comes alone: splitting takes about a second per 100-300 KB of
  * Markdown, up to tens of seconds for a 10 MB request, and 10 ms a KB for the costliest shapes
  * (a table of 16,000 columns in 64 KB: 650 ms), which on the server's thread would hold every
  * other request for as long.
@@ -74,7 +78,7 @@ const OFF_THREAD_SPLIT_CHARS = 16 * 1024;
  */
 const OFF_THREAD_SPLIT_LINES = 1_000;
 
-/** Whether a document is split in the spec worker rather than on the calling thread. */
+/** Whether a document is split in the worker pool rather than on the calling thread. */
 export function splitsOffThread(content: string): boolean {
   if (content.length >= OFF_THREAD_SPLIT_CHARS) return true;
   if (content.length < OFF_THREAD_SPLIT_LINES) return false;
@@ -251,7 +255,7 @@ export class IngestionService {
     // With an in-process embedder, preparing on this thread is CPU work: one batch is prepared
     // at a time (in the order their hash checks end), because interleaved with another batch's,
     // a batch's preparation would end later, and the database (writing earlier batches) would
-    // wait. A remote model's calls overlap. (The spec worker takes its requests in order anyway.)
+    // wait. A remote model's calls overlap. (The worker pool takes its requests in order anyway.)
     if (!this.embedder.inProcess) return { results, pending: await this.prepareHere(changed, results, signal) };
     const turn = this.preparing.then(() => this.prepareHere(changed, results, signal));
     this.preparing = turn.catch(() => undefined);
@@ -283,7 +287,7 @@ export class IngestionService {
   }
 
   /**
-   * Steps 5 and 6 for the built-in embedder, in the spec worker's thread: this thread only
+   * Steps 5 and 6 for the built-in embedder, in the worker pool's thread: this thread only
    * converts derived documents and assembles the versions. A document whose conversion fails
    * gets its error in `results`.
    */
@@ -300,10 +304,10 @@ export class IngestionService {
         results[entry.index] = error instanceof Error ? error : new Error(String(error));
       }
     }
-    const { documents, vectors } = await prepareDocumentsOffThread(
-      sent.map((s) => ({ title: s.input.title, content: s.content })),
-      this.embedder.dimension,
-    );
+    const { documents, vectors } = await runTask('prepareDocuments', {
+      documents: sent.map((s) => ({ title: s.input.title, content: s.content })),
+      dimension: this.embedder.dimension,
+    });
     signal?.throwIfAborted();
     const dimension = this.embedder.dimension;
     let offset = 0;
@@ -421,10 +425,10 @@ export class IngestionService {
     const content = typeof input.content === 'string' ? input.content : input.content();
     let split: SplitDocument | undefined;
     if (splitsOffThread(content)) {
-      // A large document is split in the spec worker; with the built-in embedder, embedded too.
+      // A large document is split in the worker pool; with the built-in embedder, embedded too.
       const local = this.embedder instanceof LocalEmbedder;
       try {
-        const prepared = await prepareDocumentsOffThread([{ title: input.title, content }], local ? this.embedder.dimension : null);
+        const prepared = await runTask('prepareDocuments', { documents: [{ title: input.title, content }], dimension: local ? this.embedder.dimension : null });
         signal?.throwIfAborted();
         split = prepared.documents[0]!;
         if (local) {
@@ -433,7 +437,7 @@ export class IngestionService {
         }
       } catch (error) {
         if (signal?.aborted) throw error;
-        this.logger.warn({ err: error }, 'preparing a large document in the spec worker failed; preparing it here');
+        this.logger.warn({ err: error }, 'preparing a large document in the worker pool failed; preparing it here');
       }
     }
     split ??= splitDocument({ title: input.title, content });

@@ -1,6 +1,6 @@
+import { htmlToMarkdown } from '@kb/content';
 import { AppError } from '../errors.ts';
 import { FetchFailedError, FetchRefusedError, guardedFetch, InvalidUrlError, type GuardedFetchOptions } from '../fetch/index.ts';
-import { htmlToMarkdown } from '../html/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
 import type { IngestionService, IngestResult } from './ingestion.service.ts';

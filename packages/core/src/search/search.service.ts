@@ -2,8 +2,8 @@ import type { Database } from '@kb/db';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from '../retrieval/hybrid.ts';
-import { rocchio } from '../retrieval/prf.ts';
+import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
+import { rocchio } from './prf.ts';
 import { SearchRepository, type ChunkHit, type ScoredHit } from './search.repository.ts';
 
 export type SearchMode = 'semantic' | 'hybrid';
@@ -49,7 +49,7 @@ export class SearchService {
    * semantic: child chunks ranked by cosine similarity; score = 1 - cosine distance, in 0..1.
    * hybrid: candidates from BM25 over the full-text index and from a vector ranking whose query
    * is moved towards the vectors of the best lexical hits (Rocchio feedback), rescored together
-   * (retrieval/hybrid.ts): the chunk's BM25, its document's BM25 over the candidates of that
+   * (hybrid.ts): the chunk's BM25, its document's BM25 over the candidates of that
    * document, and its cosine, each normalised over the candidates, as a weighted mean: score in
    * 0..1, 1 = best chunk in the best document and top vector hit.
    */

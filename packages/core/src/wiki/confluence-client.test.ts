@@ -12,7 +12,7 @@ import {
   parseLinkNext,
   parseRetryAfter,
 } from './confluence-client.ts';
-import { generateSpace, startFakeConfluence, type FakeConfluence } from './fake-confluence.ts';
+import { generateSpace, startFakeConfluence, type FakeConfluence } from '../../test/fakes/fake-confluence.ts';
 
 const SITE = 'https://acme.atlassian.net';
 const API = `${SITE}/wiki/api/v2`;

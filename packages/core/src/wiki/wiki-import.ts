@@ -12,13 +12,13 @@
  * - The job is idempotent: run again after a crash, it skips what it already wrote.
  */
 import { createHash } from 'node:crypto';
+import { STORAGE_CONVERTER_VERSION, storageToMarkdown } from '@kb/content';
 import type { JobProgress } from '@kb/db';
 import { AppError } from '../errors.ts';
 import { endLoad, type BulkDocumentInput, type IngestionService, type IngestResult } from '../ingestion/ingestion.service.ts';
 import { WritePipeline } from '../ingestion/pipeline.ts';
 import type { JobContext, JobHandler } from '../jobs/job-runner.ts';
 import { ConfluenceClient, normalizeWikiBaseUrl, type ConfluenceClientOptions, type WikiPage } from './confluence-client.ts';
-import { STORAGE_CONVERTER_VERSION, storageToMarkdown } from './storage-to-markdown.ts';
 
 export interface WikiSettings {
   baseUrl?: string | undefined;

@@ -1,0 +1,117 @@
+import type { HeadingItem, Unit } from './blocks.ts';
+import { findFrontMatter, parseFrontMatter } from './front-matter.ts';
+import { collapseWhitespace, headingPlainTexts } from './heading-text.ts';
+import { SectionPacker } from './pack.ts';
+import { parseDocument } from './segment.ts';
+import type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './types.ts';
+
+/**
+ * Identifies the splitting of a document as stored (this chunker, and what the ingestion
+ * pipeline keeps of its output: ../prepare.ts); bump whenever the stored chunks for a
+ * given input change. 2: children that repeat an earlier one of the document are left out.
+ */
+export const CHUNKER_VERSION = 'md-hier-2';
+export const DEFAULT_MAX_CHILD_TOKENS = 300;
+export const DEFAULT_MIN_CHILD_TOKENS = 40;
+const LOWEST_MAX_CHILD_TOKENS = 16;
+const HIGHEST_MAX_CHILD_TOKENS = 100_000;
+const PATH_SEPARATOR = ' > ';
+
+function resolveOptions(options: ChunkOptions | undefined): { max: number; min: number } {
+  const requestedMax = options?.maxChildTokens;
+  const max =
+    typeof requestedMax === 'number' && Number.isFinite(requestedMax)
+      ? Math.min(HIGHEST_MAX_CHILD_TOKENS, Math.max(LOWEST_MAX_CHILD_TOKENS, Math.floor(requestedMax)))
+      : DEFAULT_MAX_CHILD_TOKENS;
+  const requestedMin = options?.minChildTokens ?? DEFAULT_MIN_CHILD_TOKENS;
+  const min = Number.isFinite(requestedMin) ? Math.min(Math.floor(max / 2), Math.max(0, Math.floor(requestedMin))) : 0;
+  return { max, min };
+}
+
+/** Strips a byte order mark and normalises line endings to `\n`. */
+function normalizeSource(content: string): string {
+  let source = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  if (source.includes('\r')) source = source.replace(/\r\n?/g, '\n');
+  return source;
+}
+
+function sameText(a: string, b: string): boolean {
+  return a.normalize('NFKC').toLowerCase() === b.normalize('NFKC').toLowerCase();
+}
+
+/** Section text without leading blank lines and trailing whitespace. */
+function sectionContent(source: string, start: number, end: number): string {
+  return source.slice(start, end).replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+}
+
+interface OpenSection {
+  start: number;
+  headingPath: string;
+  units: Unit[];
+}
+
+/**
+ * Splits a Markdown document into parent chunks (one per section, at top-level headings) holding
+ * child chunks of at most `maxChildTokens` estimated tokens. Deterministic; never throws on
+ * malformed Markdown or front matter; linear-time on any input (see segment.ts).
+ */
+export function chunkMarkdown(input: { title: string; content: string }, options?: ChunkOptions): ChunkedDocument {
+  const { max, min } = resolveOptions(options);
+  const title = collapseWhitespace(typeof input.title === 'string' ? input.title : '');
+  const source = normalizeSource(typeof input.content === 'string' ? input.content : '');
+  const frontMatter = findFrontMatter(source);
+  const metadata = parseFrontMatter(frontMatter);
+  const bodyStart = frontMatter?.end ?? 0;
+  if (!/\S/.test(source.slice(bodyStart))) return { metadata, parents: [] };
+
+  const { items, definitionLabels } = parseDocument(source, bodyStart);
+  const headings = items.filter((item): item is HeadingItem => item.type === 'heading');
+  const headingTexts = headingPlainTexts(
+    headings.map((heading) => heading.raw),
+    definitionLabels,
+  );
+
+  const parents: ParentChunk[] = [];
+  let childOrdinal = 0;
+  const close = (section: OpenSection, end: number): void => {
+    if (section.units.length === 0) return;
+    const packer = new SectionPacker(source, max, min);
+    for (const unit of section.units) packer.add(unit);
+    const packed = packer.finish();
+    if (packed.length === 0) return;
+    const children: ChildChunk[] = packed.map((child) => ({
+      ordinal: childOrdinal++,
+      headingPath: section.headingPath,
+      content: child.content,
+      tokenCount: child.tokenCount,
+    }));
+    parents.push({
+      ordinal: parents.length,
+      headingPath: section.headingPath,
+      content: sectionContent(source, section.start, end),
+      children,
+    });
+  };
+
+  const trail: Array<{ depth: number; text: string }> = [];
+  const pathOf = (): string => {
+    const parts = trail.map((entry) => entry.text);
+    if (parts[0] !== undefined && sameText(parts[0], title)) parts.shift();
+    return [title, ...parts].filter((part) => part !== '').join(PATH_SEPARATOR);
+  };
+
+  let section: OpenSection = { start: bodyStart, headingPath: title, units: [] };
+  let headingIndex = 0;
+  for (const item of items) {
+    if (item.type === 'block') {
+      section.units.push(item.unit);
+      continue;
+    }
+    close(section, item.start);
+    while (trail.length > 0 && (trail[trail.length - 1]?.depth ?? 0) >= item.depth) trail.pop();
+    trail.push({ depth: item.depth, text: headingTexts[headingIndex++] ?? '' });
+    section = { start: item.start, headingPath: pathOf(), units: [] };
+  }
+  close(section, source.length);
+  return { metadata, parents };
+}

@@ -1,0 +1,68 @@
+import type { Root } from 'hast';
+import rehypeParse from 'rehype-parse';
+import { unified } from 'unified';
+import { contentToMarkdown } from './convert.ts';
+import { escapeHtml } from './elements.ts';
+import { extractPage } from './extract.ts';
+import { prepareSource } from './source.ts';
+
+export interface HtmlDocument {
+  /** The page's own `<title>` (else og:title / twitter:title, else the first `<h1>`), or null. */
+  title: string | null;
+  markdown: string;
+  /**
+   * True when the main content was too large to convert whole (over 100,000 HTML nodes, several
+   * times the longest encyclopedia article) and only its beginning is in `markdown`.
+   */
+  truncated: boolean;
+}
+
+export interface HtmlToMarkdownOptions {
+  /** The page's URL: relative link targets are made absolute against it (and `<base href>`). */
+  baseUrl?: string;
+}
+
+/**
+ * Element nesting allowed into the parser (estimated on the source, see source.ts). The
+ * converter flattens below MAX_CONVERTED_DEPTH anyway, so nothing is lost by capping here.
+ */
+const MAX_SOURCE_DEPTH = 256;
+
+const parser = unified().use(rehypeParse).freeze();
+
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/**
+ * Parses HTML into hast with bounded depth. The source pre-pass is an estimate; should the tree
+ * still be too deep for the parser's recursion, the page is parsed again with a much lower cap,
+ * and as a last resort as plain text.
+ */
+function parseHtml(html: string): Root {
+  try {
+    return parser.parse(prepareSource(html, MAX_SOURCE_DEPTH));
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+  }
+  try {
+    return parser.parse(prepareSource(html, 32));
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+  }
+  return parser.parse(`<pre>${escapeHtml(html)}</pre>`);
+}
+
+/**
+ * Converts an HTML page to Markdown: picks the main content (`<main>`, `[role=main]`, the
+ * largest `<article>`, else `<body>`), drops page chrome, scripts and hidden elements, and
+ * writes GFM (ATX headings, `-` bullets, fenced code with its language, pipe tables). Images
+ * become their alt text. Runs in time linear in the page and never recurses per nesting level
+ * beyond a fixed bound.
+ */
+export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}): HtmlDocument {
+  const tree = parseHtml(html);
+  const page = extractPage(tree);
+  const { markdown, truncated } = contentToMarkdown(page.content, { baseUrl: options.baseUrl, baseHref: page.baseHref });
+  return { title: page.title, markdown, truncated };
+}

@@ -1,0 +1,20 @@
+// Pure text transforms: no database, network, queue or logger. See README.md's layout.
+export { CHUNKER_VERSION, chunkMarkdown } from './chunking/index.ts';
+export type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './chunking/index.ts';
+export { findFrontMatter, parseFrontMatter } from './chunking/front-matter.ts';
+export type { FrontMatter } from './chunking/front-matter.ts';
+export { htmlToMarkdown } from './html/index.ts';
+export type { HtmlDocument, HtmlToMarkdownOptions } from './html/index.ts';
+export { STORAGE_CONVERTER_VERSION, storageToMarkdown } from './confluence/storage-to-markdown.ts';
+export type { StorageToMarkdownOptions } from './confluence/storage-to-markdown.ts';
+export { InvalidSpecError } from './openapi/index.ts';
+export type { OperationDocument, OperationsResult } from './openapi/index.ts';
+export { illFormedTextPath, isIllFormedText, wellFormedText } from './unicode.ts';
+export { analyze, EXTENDED_STOP_WORDS, LUCENE_STOP_WORDS, stem, tokenize } from './lexical/analyze.ts';
+export type { AnalyzeOptions } from './lexical/analyze.ts';
+export { LexicalVectorizer, LOCAL_EMBEDDER_VERSION } from './lexical/vectorize.ts';
+export type { LexicalVectorizerOptions } from './lexical/vectorize.ts';
+export { embeddingText, splitDocument } from './prepare.ts';
+export type { PreparedDocuments, SplitDocument } from './prepare.ts';
+export { runTask, stopWorkerPool, warmUpWorkerPool } from './worker/pool.ts';
+export type { TaskInput, TaskName, TaskOutput } from './worker/tasks.ts';

@@ -1,0 +1,107 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { InvalidSpecError } from '../openapi/errors.ts';
+import { prepareDocuments } from '../prepare.ts';
+import { runTask, stopWorkerPool, TaskPool } from './pool.ts';
+
+afterAll(() => stopWorkerPool());
+
+const operationsFromSpecText = (text: string, format: 'json' | 'yaml') => runTask('parseSpec', { text, format });
+
+const spec = {
+  openapi: '3.0.0',
+  info: { title: 'T', version: '1' },
+  paths: { '/a': { get: { operationId: 'getA', responses: { '200': { description: 'ok' } } } } },
+};
+
+describe("runTask('parseSpec') (worker thread)", () => {
+  it('renders the same operations as in-process rendering', async () => {
+    const result = await operationsFromSpecText(JSON.stringify(spec), 'json');
+    expect(result.operations.map((o) => o.operationId)).toEqual(['getA']);
+    expect(result.skipped).toBe(0);
+  });
+
+  it('reports invalid specs as InvalidSpecError', async () => {
+    await expect(operationsFromSpecText('{"hello": 1}', 'json')).rejects.toBeInstanceOf(InvalidSpecError);
+    await expect(operationsFromSpecText('a: &a [*a', 'yaml')).rejects.toBeInstanceOf(InvalidSpecError);
+  });
+
+  it('keeps the calling thread responsive while a large spec is parsed', async () => {
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 3000; i++) {
+      paths[`/p${i}`] = { get: { operationId: `op${i}`, summary: `Operation ${i} `.repeat(20), responses: { '200': { description: 'ok' } } } };
+    }
+    const { stringify } = await import('yaml');
+    const text = stringify({ ...spec, paths });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const result = await operationsFromSpecText(text, 'yaml');
+    clearInterval(timer);
+    expect(result.operations).toHaveLength(3000);
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('keeps working after a spec exhausted the worker, and serves requests in turn', async () => {
+    const many = await Promise.all([1, 2, 3].map(() => operationsFromSpecText(JSON.stringify(spec), 'json')));
+    expect(many.map((r) => r.operations.length)).toEqual([1, 1, 1]);
+    await stopWorkerPool();
+    const again = await operationsFromSpecText(JSON.stringify(spec), 'json');
+    expect(again.operations[0]?.operationId).toBe('getA');
+  });
+});
+
+describe("runTask('prepareDocuments') (worker thread)", () => {
+  const documents = [
+    { title: 'Guide', content: '# Guide\n\n## Install\n\nRun the installer.\n\n## Use\n\nOpen the app and pick a file.\n' },
+    { title: 'Empty', content: '' },
+    { title: 'Repeats', content: '# Repeats\n\nSame line.\n\n# Repeats\n\nSame line.\n' },
+  ];
+
+  it('splits and embeds exactly as on the calling thread, the vectors moved as one Float32Array', async () => {
+    const here = prepareDocuments(documents, 64);
+    const there = await runTask('prepareDocuments', { documents, dimension: 64 });
+    expect(there.vectors).toBeInstanceOf(Float32Array);
+    expect(there.documents).toEqual(here.documents);
+    expect(Array.from(there.vectors)).toEqual(Array.from(here.vectors));
+    expect(there.vectors.length).toBe(here.documents.reduce((n, d) => n + d.children.length, 0) * 64);
+    expect(there.vectors.length).toBeGreaterThan(0);
+  });
+
+  it('only splits for a null dimension', async () => {
+    const there = await runTask('prepareDocuments', { documents, dimension: null });
+    expect(there.documents).toEqual(prepareDocuments(documents, null).documents);
+    expect(there.vectors).toHaveLength(0);
+  });
+});
+
+describe('TaskPool', () => {
+  it('fails what a worker that ran out of heap had queued, each as its task says, and starts a fresh worker', async () => {
+    const pool = new TaskPool({ heapMb: 48 });
+    const small = JSON.stringify(spec);
+    try {
+      // The small heap is enough to start the worker and run small tasks ...
+      expect((await pool.run('parseSpec', { text: small, format: 'json' })).operations).toHaveLength(1);
+      // ... but not to parse a 12 MB spec.
+      const paths: Record<string, unknown> = {};
+      for (let i = 0; i < 30_000; i++) {
+        paths[`/p${i}`] = { get: { operationId: `op${i}`, summary: `Operation ${i} `.repeat(20), responses: { '200': { description: 'ok' } } } };
+      }
+      const large = pool.run('parseSpec', { text: JSON.stringify({ ...spec, paths }), format: 'json' });
+      const queuedSpec = pool.run('parseSpec', { text: small, format: 'json' });
+      const queuedPreparation = pool.run('prepareDocuments', { documents: [{ title: 'T', content: '# T\n\ntext' }], dimension: 64 });
+      await expect(large).rejects.toThrow(InvalidSpecError);
+      await expect(large).rejects.toThrow(/within the service's limits/);
+      await expect(queuedSpec).rejects.toThrow(InvalidSpecError);
+      const preparation = await queuedPreparation.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(preparation).toBeInstanceOf(Error);
+      expect(preparation).not.toBeInstanceOf(InvalidSpecError);
+      expect((preparation as Error).message).toMatch(/^Preparing documents failed: the worker stopped/);
+      const again = await pool.run('parseSpec', { text: small, format: 'json' });
+      expect(again.operations[0]?.operationId).toBe('getA');
+    } finally {
+      await pool.stop();
+    }
+  });
+});

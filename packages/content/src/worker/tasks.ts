@@ -1,0 +1,45 @@
+import { InvalidSpecError } from '../openapi/errors.ts';
+import { operationsFromSpec, type OperationsResult } from '../openapi/operations.ts';
+import { parseSpec } from '../openapi/parse.ts';
+import { prepareDocuments, type PreparedDocuments } from '../prepare.ts';
+
+/** One kind of work the worker pool runs (see pool.ts), with its input and output types. */
+export interface Task<Input, Output> {
+  /** The work, in the worker thread. */
+  run(input: Input): Output;
+  /** Buffers of the output that are moved to the caller rather than copied. */
+  transfer?(output: Output): ArrayBuffer[];
+  /** The caller's error when `run` threw an error of this name and message. */
+  failed(name: string, message: string): Error;
+  /** The caller's error when the worker stopped (out of memory, a crash) before answering. */
+  stopped(reason: string): Error;
+}
+
+const task = <Input, Output>(definition: Task<Input, Output>): Task<Input, Output> => definition;
+
+/** The tasks by name. A task's input and output cross threads by structured clone. */
+export const TASKS = {
+  /** Parses an OpenAPI / Swagger document and renders its operations (a large YAML spec takes seconds). */
+  parseSpec: task({
+    run: (input: { text: string; format: 'json' | 'yaml' }): OperationsResult => operationsFromSpec(parseSpec(input.text, input.format)),
+    failed: (name, message) => (name === 'InvalidSpecError' ? new InvalidSpecError(message) : new Error(`Spec processing failed: ${message}`)),
+    // Out of memory or a stack overflow in the parser: the spec is what is wrong.
+    stopped: (reason) => new InvalidSpecError(`the spec could not be processed within the service's limits (${reason})`),
+  }),
+  /**
+   * Splits documents and embeds their chunks with the built-in embedder of `dimension` (or only
+   * splits them, for null: `vectors` is then empty): prepare.ts's prepareDocuments.
+   */
+  prepareDocuments: task({
+    run: (input: { documents: Array<{ title: string; content: string }>; dimension: number | null }): PreparedDocuments =>
+      prepareDocuments(input.documents, input.dimension),
+    transfer: (output) => [output.vectors.buffer as ArrayBuffer],
+    failed: (_name, message) => new Error(`Preparing documents failed: ${message}`),
+    // The caller prepares the documents on its own thread instead.
+    stopped: (reason) => new Error(`Preparing documents failed: the worker stopped (${reason})`),
+  }),
+};
+
+export type TaskName = keyof typeof TASKS;
+export type TaskInput<Name extends TaskName> = Parameters<(typeof TASKS)[Name]['run']>[0];
+export type TaskOutput<Name extends TaskName> = ReturnType<(typeof TASKS)[Name]['run']>;
