@@ -14,6 +14,8 @@ export { RateLimiterUnavailableError, SlidingWindowRateLimiter } from './ratelim
 export type { RateLimitDecision, WindowLimit } from './ratelimit/rate-limiter.ts';
 export { createServices } from './services.ts';
 export type { Services } from './services.ts';
+export { openStore } from './store.ts';
+export type { OpenStoreOptions, Store } from './store.ts';
 export { SERVICE_VERSION } from './version.ts';
 export { NAMESPACES, isNamespace } from './namespaces.ts';
 export type { Namespace } from './namespaces.ts';
@@ -27,6 +29,7 @@ export {
   writeStoreEmbedding,
 } from './embeddings/index.ts';
 export type { Embedder, EmbeddingInputType } from './embeddings/index.ts';
+export { ReindexService, REINDEX_BATCH } from './embeddings/reindex.service.ts';
 export { IngestionService } from './ingestion/ingestion.service.ts';
 export type { IngestDocumentInput, IngestResult } from './ingestion/ingestion.service.ts';
 export { SearchService } from './search/search.service.ts';

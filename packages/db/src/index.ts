@@ -21,3 +21,4 @@ export {
   shortlistSize,
 } from './vector-index.ts';
 export type { VectorIndexPrecision } from './vector-index.ts';
+export { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';
