@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
-import { createLogger, createServices, openStore, REDIS_COMMAND_TIMEOUT_MS, warmUpSpecWorker, type Logger, type Services } from '@kb/core';
+import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, warmUpSpecWorker, type Logger } from '@kb/core';
 import type { Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
+import { createServices, type Services } from './services.ts';
 
 export interface RunningService {
   url: string;

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { AppError, isAppError, SERVICE_VERSION, type Logger, type Services } from '@kb/core';
+import { AppError, isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, mediaType, parseJsonBody, readBody } from './body.ts';
 import { sendError, sendJson } from './http-errors.ts';
+import type { Services } from './services.ts';
 
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;

@@ -1,7 +1,8 @@
 import type { Config } from '@kb/config';
-import { BullJobQueue, createLogger, createServices, JobWorker, openStore, type Logger, type Services, type Store } from '@kb/core';
+import { BullJobQueue, createLogger, JobWorker, openStore, type Logger, type Store } from '@kb/core';
 import type { Database } from '@kb/db';
 import { StartupError } from './app.ts';
+import { createServices, type Services } from './services.ts';
 
 export interface RunningWorker {
   services: Services;

@@ -1,5 +1,5 @@
 import { testStoreKinds } from '@kb/db/testing';
-import { generateSpace, startFakeConfluence, type FakeConfluence } from '@kb/core/wiki/fake-confluence';
+import { generateSpace, startFakeConfluence, type FakeConfluence } from '@kb/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from './helpers.ts';
 

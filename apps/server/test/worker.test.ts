@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { generateSpace, startFakeConfluence, type FakeConfluence } from '@kb/core/wiki/fake-confluence';
+import { generateSpace, startFakeConfluence, type FakeConfluence } from '@kb/core/testing';
 import { createDatabase, type Database } from '@kb/db';
 import { createEmptyPostgresDatabase, isPostgresAvailable, TEST_REDIS_URL } from '@kb/db/testing';
 import { sql } from 'kysely';

@@ -12,8 +12,6 @@ export type { ApiKeyView, AuthenticatedKey, CreateApiKeyInput, CreatedApiKey } f
 export { AdminSessions, SESSION_COOKIE } from './auth/admin-sessions.ts';
 export { RateLimiterUnavailableError, SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
 export type { RateLimitDecision, WindowLimit } from './ratelimit/rate-limiter.ts';
-export { createServices } from './services.ts';
-export type { Services } from './services.ts';
 export { openStore } from './store.ts';
 export type { OpenStoreOptions, Store } from './store.ts';
 export { SERVICE_VERSION } from './version.ts';
