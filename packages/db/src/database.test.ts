@@ -4,18 +4,9 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createDatabase,
-  createVectorIndex,
-  dropVectorIndex,
-  ensureVectorIndex,
-  indexedDimension,
-  shortlistSize,
-  StoreLockedError,
-  vectorDistance,
-} from './index.ts';
+import { createDatabase, dropVectorIndex, indexedDimension, shortlistSize, StoreLockedError } from './index.ts';
 import { createEmptyPostgresDatabase, createTestDatabase, testStoreKinds } from './testing.ts';
-import { buildMemoryMb } from './vector-index.ts';
+import { buildMemoryMb, createVectorIndex, ensureVectorIndex, vectorDistance } from './vector-index.ts';
 
 const kinds = await testStoreKinds();
 
