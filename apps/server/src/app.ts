@@ -1,18 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
 import { warmUpWorkerPool } from '@kb/content';
-import {
-  checkStoreEmbedding,
-  createEmbedder,
-  createLogger,
-  createServices,
-  REDIS_COMMAND_TIMEOUT_MS,
-  type Logger,
-  type Services,
-} from '@kb/core';
-import { createDatabase, type Database } from '@kb/db';
+import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, type Logger } from '@kb/core';
+import type { Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
+import { createServices, type Services } from './services.ts';
 
 export interface RunningService {
   url: string;
@@ -27,14 +20,6 @@ export class StartupError extends Error {
     super(message, options);
     this.name = 'StartupError';
   }
-}
-
-/** Logs what makes a start wait: building the vector index of a store that holds chunks. */
-export function migrationHooks(logger: Logger): Parameters<Database['migrate']>[0] {
-  return {
-    beforeVectorIndexBuild: (reason) =>
-      logger.info({ reason }, 'building the vector index: searches and writes wait until it is done (30-60 s per 100,000 chunks on PostgreSQL)'),
-  };
 }
 
 async function connectRedis(url: string, logger: Logger): Promise<Redis> {
@@ -67,24 +52,13 @@ export async function startService(
   options: { logger?: Logger; database?: Database } = {},
 ): Promise<RunningService> {
   const logger = options.logger ?? createLogger({ level: config.server.logLevel });
-  const ownsDatabase = !options.database;
-  const embedder = createEmbedder(config, logger);
-  const database =
-    options.database ??
-    (await createDatabase(
-      config.storage.kind === 'postgres'
-        ? { kind: 'postgres', databaseUrl: config.storage.databaseUrl, poolSize: config.storage.poolSize }
-        : { kind: 'pglite', dataDir: config.storage.dataDir },
-      { embeddingDimension: embedder.dimension },
-    ));
+  const store = await openStore(config, { logger, database: options.database });
+  const { database, embedder } = store;
   let redis: Redis | null = null;
   try {
-    const applied = await database.migrate(migrationHooks(logger));
-    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
-    await checkStoreEmbedding(database.db, embedder);
     if (config.redis) redis = await connectRedis(config.redis.url, logger);
   } catch (error) {
-    if (ownsDatabase) await database.close();
+    await store.close();
     throw error;
   }
 
@@ -129,7 +103,7 @@ export async function startService(
         clearTimeout(timer);
         await services.stop();
         if (redis) await redis.quit().catch(() => redis?.disconnect());
-        if (ownsDatabase) await database.close();
+        await store.close();
         logger.info('stopped');
       })();
       return stopping;

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { API_BASE_PATH, appRouter, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { AppError, isAppError, SERVICE_VERSION, type Logger, type Services } from '@kb/core';
+import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
+import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, mediaType, parseJsonBody, readBody } from './body.ts';
+import { jsonDepth, MAX_JSON_DEPTH, readBody } from './body.ts';
 import { sendError, sendJson } from './http-errors.ts';
+import { findRoute, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
+import type { Services } from './services.ts';
 
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
-const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 /** Calls a tRPC batch request may hold (a typed client's httpBatchLink: `maxItems`). */
 export const MAX_TRPC_BATCH = 10;
 /** How long /readyz waits for each dependency's answer. */
@@ -57,7 +59,7 @@ interface RequestMeta {
   secure: boolean;
 }
 
-type KbRequest = IncomingMessage & { [requestMeta]?: RequestMeta; body?: unknown };
+type KbRequest = RouteRequestMessage & { [requestMeta]?: RequestMeta };
 
 export interface HttpApp {
   server: Server;
@@ -155,81 +157,100 @@ export function createHttpApp(services: Services): HttpApp {
     trpc(req, res);
   }
 
-  async function handleRest(req: KbRequest, res: ServerResponse, pathname: string, url: URL): Promise<void> {
-    if (pathname === OPENAPI_INGEST_PATH && req.method === 'POST') {
-      // The body is the raw spec, in JSON or YAML, up to its own (larger) limit.
-      const type = mediaType(req);
-      const format = type === 'application/json' ? 'json' : type && YAML_TYPES.has(type) ? 'yaml' : undefined;
-      if (!format) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the spec as application/json or application/yaml${type ? `, not ${type}` : ''}`);
-      }
-      const body = await readBody(req, config.limits.maxSpecBytes);
-      const namespace = url.searchParams.get('namespace');
-      req.body = { spec: body.toString('utf8'), format, ...(namespace === null ? {} : { namespace }) };
-      req.headers['content-type'] = 'application/json';
-    } else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
-      const type = mediaType(req);
-      const body = await readBody(req, config.limits.maxBodyBytes);
-      if (body.length > 0 && !isJsonMediaType(type)) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', type ? `Unsupported content type "${type}": send application/json` : 'Missing Content-Type: send application/json');
-      }
-      req.body = parseJsonBody(body);
-      // The adapter checks the header before it looks at the parsed body.
-      req.headers['content-type'] = 'application/json';
-    }
+  /** A request for the REST adapter, its body already read: the path below /api/v1, HEAD as GET. */
+  async function forwardToRest(req: KbRequest, res: ServerResponse, pathname: string): Promise<void> {
     // HEAD is GET without the body (the response, made for a HEAD request, sends none).
     if (req.method === 'HEAD') req.method = 'GET';
     req.url = (pathname.slice(API_BASE_PATH.length) || '/') + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
     await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
   }
 
+  async function readiness(req: KbRequest, res: ServerResponse): Promise<void> {
+    if (shuttingDown) return sendJson(res, 503, { status: 'stopping' });
+    const probes: Record<string, () => Promise<unknown>> = { database: () => services.database.ping() };
+    if (services.redis) probes.redis = () => services.redis!.ping();
+    const checks: Record<string, string> = Object.fromEntries(Object.keys(probes).map((name) => [name, 'unreachable']));
+    let ready = true;
+    // Probes run together, each bounded: a store that accepts connections but does not answer
+    // makes the service unready, not the probe unanswered.
+    await Promise.all(
+      Object.entries(probes).map(async ([name, probe]) => {
+        try {
+          await withinTimeout(probe(), READINESS_PROBE_TIMEOUT_MS, `no answer within ${READINESS_PROBE_TIMEOUT_MS} ms`);
+          checks[name] = 'ok';
+        } catch (error) {
+          ready = false;
+          checks[name] = 'unreachable';
+          req[requestMeta]!.log.warn({ err: error }, `readiness: ${name} unreachable`);
+        }
+      }),
+    );
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
+  }
+
+  /**
+   * Every route the server answers, first match wins; anything else is a JSON 404. The REST API's
+   * operations come from the router through its adapter: a route of its own is only for what the
+   * adapter cannot do (a raw body, a stream).
+   */
+  const routes: Route[] = [
+    {
+      methods: ['GET'],
+      path: '/healthz',
+      body: 'none',
+      handle: ({ res }) =>
+        shuttingDown ? sendJson(res, 503, { status: 'stopping' }) : sendJson(res, 200, { status: 'ok', version: SERVICE_VERSION }),
+    },
+    { methods: ['GET'], path: '/readyz', body: 'none', handle: ({ req, res }) => readiness(req, res) },
+    {
+      methods: ['GET'],
+      path: `${API_BASE_PATH}/openapi.json`,
+      body: 'none',
+      handle: ({ req, res }) => {
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(openApiDocument),
+          'Cache-Control': 'public, max-age=300',
+        });
+        res.end(req.method === 'HEAD' ? undefined : openApiDocument);
+      },
+    },
+    {
+      // The body is the raw spec, in JSON or YAML, up to its own (larger) limit; the procedure
+      // gets { spec, format, namespace } (namespace from the query string).
+      methods: ['POST'],
+      path: OPENAPI_INGEST_PATH,
+      body: {
+        raw: {
+          maxBytes: config.limits.maxSpecBytes,
+          mediaTypes: new Set(['application/json', ...YAML_TYPES]),
+          refusal: (type) => `Send the spec as application/json or application/yaml${type ? `, not ${type}` : ''}`,
+        },
+      },
+      handle: ({ req, res, url, pathname, raw }) => {
+        const namespace = url.searchParams.get('namespace');
+        const format = raw!.mediaType === 'application/json' ? 'json' : 'yaml';
+        req.body = { spec: raw!.body.toString('utf8'), format, ...(namespace === null ? {} : { namespace }) };
+        req.headers['content-type'] = 'application/json';
+        return forwardToRest(req, res, pathname);
+      },
+    },
+    { path: API_BASE_PATH, prefix: `${API_BASE_PATH}/`, body: 'json', handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname) },
+    { prefix: '/trpc/', body: 'none', handle: ({ req, res, url }) => handleTrpc(req, res, url) },
+  ];
+
+  const routeHost: RouteHost = {
+    maxJsonBytes: config.limits.maxBodyBytes,
+    context: (req) => createContext(services, req),
+    authorize: authorizeRequest,
+  };
+
   async function handle(req: KbRequest, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const pathname = decodeUnreserved(url.pathname);
-
-    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      return shuttingDown
-        ? sendJson(res, 503, { status: 'stopping' })
-        : sendJson(res, 200, { status: 'ok', version: SERVICE_VERSION });
-    }
-    if (pathname === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      if (shuttingDown) return sendJson(res, 503, { status: 'stopping' });
-      const probes: Record<string, () => Promise<unknown>> = { database: () => services.database.ping() };
-      if (services.redis) probes.redis = () => services.redis!.ping();
-      const checks: Record<string, string> = Object.fromEntries(Object.keys(probes).map((name) => [name, 'unreachable']));
-      let ready = true;
-      // Probes run together, each bounded: a store that accepts connections but does not answer
-      // makes the service unready, not the probe unanswered.
-      await Promise.all(
-        Object.entries(probes).map(async ([name, probe]) => {
-          try {
-            await withinTimeout(probe(), READINESS_PROBE_TIMEOUT_MS, `no answer within ${READINESS_PROBE_TIMEOUT_MS} ms`);
-            checks[name] = 'ok';
-          } catch (error) {
-            ready = false;
-            checks[name] = 'unreachable';
-            req[requestMeta]!.log.warn({ err: error }, `readiness: ${name} unreachable`);
-          }
-        }),
-      );
-      return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
-    }
-    if (pathname === `${API_BASE_PATH}/openapi.json` && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(openApiDocument),
-        'Cache-Control': 'public, max-age=300',
-      });
-      res.end(req.method === 'HEAD' ? undefined : openApiDocument);
-      return;
-    }
-    if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`)) {
-      return handleRest(req, res, pathname, url);
-    }
-    if (pathname.startsWith('/trpc/')) {
-      return handleTrpc(req, res, url);
-    }
-    sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
+    const route = findRoute(routes, req.method ?? 'GET', pathname);
+    if (!route) return sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
+    await serveRoute(route, { req, res, url, pathname }, routeHost);
   }
 
   const server = createServer((req: KbRequest, res) => {

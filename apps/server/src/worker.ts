@@ -1,7 +1,8 @@
 import type { Config } from '@kb/config';
-import { BullJobQueue, checkStoreEmbedding, createEmbedder, createLogger, createServices, JobWorker, type Logger, type Services } from '@kb/core';
-import { createDatabase, type Database } from '@kb/db';
-import { migrationHooks, StartupError } from './app.ts';
+import { BullJobQueue, createLogger, JobWorker, openStore, type Logger, type Store } from '@kb/core';
+import type { Database } from '@kb/db';
+import { StartupError } from './app.ts';
+import { createServices, type Services } from './services.ts';
 
 export interface RunningWorker {
   services: Services;
@@ -27,24 +28,12 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
         'In embedded mode the server runs jobs itself; no worker is needed.',
     );
   }
-  const embedder = createEmbedder(config, logger);
-  const ownsDatabase = !options.database;
-  const storage = config.storage;
-  const database =
-    options.database ??
-    (await createDatabase(
-      storage.kind === 'postgres'
-        ? { kind: 'postgres', databaseUrl: storage.databaseUrl, poolSize: storage.poolSize }
-        : { kind: 'pglite', dataDir: storage.dataDir },
-      { embeddingDimension: embedder.dimension },
-    ));
+  let store: Store | undefined;
   let services: Services | undefined;
   let worker: JobWorker | undefined;
   try {
-    const applied = await database.migrate(migrationHooks(logger));
-    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
-    await checkStoreEmbedding(database.db, embedder);
-    services = createServices({ config, database, logger, redis: null, embedder });
+    store = await openStore(config, { logger, database: options.database });
+    services = createServices({ config, database: store.database, logger, redis: null, embedder: store.embedder });
     const producer = services.jobs.queue instanceof BullJobQueue ? services.jobs.queue : undefined;
     worker = new JobWorker(
       services.jobs.runner,
@@ -63,19 +52,20 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
   } catch (error) {
     await worker?.close().catch(() => undefined);
     await services?.stop().catch(() => undefined);
-    if (ownsDatabase) await database.close();
+    await store?.close();
     throw error instanceof StartupError ? error : new StartupError(`The worker could not start: ${(error as Error).message}`, { cause: error });
   }
   logger.info(
     {
-      database: database.description,
-      embedder: `${embedder.model} (${embedder.dimension} dimensions)`,
+      database: store.database.description,
+      embedder: `${store.embedder.model} (${store.embedder.dimension} dimensions)`,
       concurrency: config.jobs.workerConcurrency,
       wikiImport: config.wiki.baseUrl ? 'configured' : 'not configured (WIKI_* unset)',
     },
     'job worker running',
   );
 
+  const runningStore = store;
   const runningServices = services;
   const runningWorker = worker;
   let stopping: Promise<void> | undefined;
@@ -86,7 +76,7 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
       stopping ??= (async () => {
         await runningWorker.close();
         await runningServices.stop();
-        if (ownsDatabase) await database.close();
+        await runningStore.close();
         logger.info('worker stopped');
       })();
       return stopping;

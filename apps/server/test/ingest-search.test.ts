@@ -121,8 +121,8 @@ describe.each(kinds)('POST /ingest/md and /search (%s)', (kind) => {
 
   describe('security', () => {
     securitySuite(() => service, [
-      { method: 'POST', path: '/api/v1/ingest/md', json: { title: 't', content: 'c', namespace: 'user_docs' }, level: 'apiKey' },
-      { method: 'POST', path: '/api/v1/search', json: { query: 'q' }, level: 'apiKey' },
+      { procedure: 'ingest.markdown', json: { title: 't', content: 'c', namespace: 'user_docs' } },
+      { procedure: 'search', json: { query: 'q' } },
     ]);
   });
 });

@@ -173,8 +173,8 @@ describe('URL and OpenAPI ingestion', () => {
 
   describe('security', () => {
     securitySuite(() => open, [
-      { method: 'POST', path: '/api/v1/ingest/url', json: { url: 'http://example.com', namespace: 'user_docs' }, level: 'apiKey' },
-      { method: 'POST', path: '/api/v1/ingest/openapi', json: SPEC, level: 'apiKey' },
+      { procedure: 'ingest.url', json: { url: 'http://example.com', namespace: 'user_docs' } },
+      { procedure: 'ingest.openapi', json: SPEC },
     ]);
   });
 });

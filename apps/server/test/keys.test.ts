@@ -111,9 +111,9 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
 
   describe('security', () => {
     securitySuite(() => service, [
-      { method: 'GET', path: '/api/v1/keys', level: 'admin' },
-      { method: 'POST', path: '/api/v1/keys', json: { label: 'x' }, level: 'admin' },
-      { method: 'DELETE', path: '/api/v1/keys/00000000-0000-4000-8000-000000000000', level: 'admin' },
+      { procedure: 'keys.list' },
+      { procedure: 'keys.create', json: { label: 'x' } },
+      { procedure: 'keys.revoke', path: '/api/v1/keys/00000000-0000-4000-8000-000000000000' },
     ]);
   });
 });

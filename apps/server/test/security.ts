@@ -1,23 +1,51 @@
+import { API_BASE_PATH, appRouter, type Meta } from '@kb/api';
 import { expect, it } from 'vitest';
 import type { TestService } from './helpers.ts';
 
-export interface RouteUnderTest {
-  method: string;
-  path: string;
+/** A procedure under the shared security cases, called over REST as a client would. */
+export interface ProcedureUnderTest {
+  /** The procedure's name in the router, e.g. `keys.revoke`. */
+  procedure: string;
+  /** Its REST path with parameters filled in, for a path with parameters. */
+  path?: string;
+  /** A valid body, so that only the credentials decide the answer. */
   json?: unknown;
-  level: 'apiKey' | 'admin';
+}
+
+type Procedures = Record<string, { _def: { meta?: Meta } }>;
+
+/** The router's procedures that need credentials, with their REST route and level. */
+export function protectedProcedures(): Map<string, { method: string; path: string; level: 'apiKey' | 'admin' }> {
+  const found = new Map<string, { method: string; path: string; level: 'apiKey' | 'admin' }>();
+  for (const [name, procedure] of Object.entries(appRouter._def.procedures as unknown as Procedures)) {
+    const meta = procedure._def.meta;
+    // Absent means admin: access is denied by default.
+    const level = meta?.auth ?? 'admin';
+    if (level === 'public') continue;
+    if (!meta?.openapi) throw new Error(`${name} has no REST route`);
+    found.set(name, { method: meta.openapi.method, path: `${API_BASE_PATH}${meta.openapi.path}`, level });
+  }
+  return found;
 }
 
 /**
  * The shared security cases every protected route must pass: no credentials, a malformed
  * header, an unknown key and a revoked key get 401 with a challenge; a non-admin key gets 403
- * on admin routes.
+ * on admin routes. Method, path and level come from the router, so a case tests the route the
+ * procedure is published at, at the level it declares. security-coverage.test.ts checks that
+ * every protected procedure is under these cases in some route test file.
  */
-export function securitySuite(getService: () => TestService, routes: RouteUnderTest[]): void {
-  for (const route of routes) {
-    const name = `${route.method} ${route.path}`;
+export function securitySuite(getService: () => TestService, procedures: ProcedureUnderTest[]): void {
+  const known = protectedProcedures();
+  for (const { procedure, path: given, json } of procedures) {
+    const route = known.get(procedure);
+    if (!route) throw new Error(`${procedure} is not a procedure that needs credentials`);
+    const template = new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}$`);
+    const path = given ?? route.path;
+    if (!template.test(path)) throw new Error(`${path} is not the route of ${procedure} (${route.path})`);
+    const name = `${route.method} ${path}`;
     const call = (init: { key?: string; headers?: Record<string, string> } = {}) =>
-      getService().api(route.path, { method: route.method, json: route.json, ...init });
+      getService().api(path, { method: route.method, json, ...init });
 
     it(`${name}: 401 without credentials`, async () => {
       const res = await call();

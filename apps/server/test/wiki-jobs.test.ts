@@ -2,6 +2,7 @@ import { testStoreKinds } from '@kb/db/testing';
 import { generateSpace, startFakeConfluence, type FakeConfluence } from '@kb/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from './helpers.ts';
+import { securitySuite } from './security.ts';
 
 const kinds = await testStoreKinds();
 
@@ -122,5 +123,12 @@ describe.each(kinds)('wiki import jobs over HTTP, embedded job runner, %s', (kin
     const job = await waitForJob(accepted.jobId);
     expect(job).toMatchObject({ status: 'failed' });
     expect((job as { error: string }).error).toContain('GHOST');
+  });
+
+  describe('security', () => {
+    securitySuite(() => service, [
+      { procedure: 'ingest.wiki', json: { spaceKey: 'OPS', namespace: 'wiki' } },
+      { procedure: 'ingest.jobs' },
+    ]);
   });
 });

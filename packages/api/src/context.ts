@@ -1,4 +1,16 @@
-import type { AuthenticatedKey, Logger, Services } from '@kb/core';
+import type {
+  AdminSessions,
+  ApiKeysService,
+  AuthenticatedKey,
+  IngestionService,
+  Logger,
+  OpenApiIngestion,
+  SearchService,
+  SlidingWindowRateLimiter,
+  UrlIngestion,
+  UsageTracker,
+  WikiImports,
+} from '@kb/core';
 
 export type AuthLevel = 'public' | 'apiKey' | 'admin';
 
@@ -7,8 +19,21 @@ export type Caller =
   | { kind: 'key'; key: AuthenticatedKey }
   | { kind: 'session'; token: string };
 
+/** The core services the procedures and their middlewares call (the server builds them once). */
+export interface ApiServices {
+  keys: ApiKeysService;
+  usage: UsageTracker;
+  rateLimiter: SlidingWindowRateLimiter;
+  sessions: AdminSessions;
+  ingestion: IngestionService;
+  urlIngestion: UrlIngestion;
+  openApiIngestion: OpenApiIngestion;
+  search: SearchService;
+  wikiImports: WikiImports;
+}
+
 export interface RequestContext {
-  services: Services;
+  services: ApiServices;
   requestId: string;
   /** Client address (the socket's, or X-Forwarded-For's first hop when KB_TRUST_PROXY is set). */
   ip: string;

@@ -94,6 +94,25 @@ async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { k
   }
 }
 
+/**
+ * The access check of every procedure and of the HTTP routes beside the router: identifies the
+ * caller (API key or admin session), counts and limits a key's requests (headers go to
+ * `ctx.responseHeaders`), and refuses whom `level` does not admit. Throws AppErrors (401, 403, 429).
+ */
+export async function authorizeRequest(ctx: RequestContext, level: Exclude<AuthLevel, 'public'>): Promise<Exclude<Caller, { kind: 'anonymous' }>> {
+  const caller = await identify(ctx);
+  if (caller.kind === 'anonymous') throw unauthorized('Missing credentials: send "Authorization: Bearer <API key>"', false);
+  if (caller.kind === 'key') {
+    ctx.log = ctx.log.child({ keyId: caller.key.id });
+    await enforceRateLimit(ctx, caller);
+    if (level === 'admin' && !caller.key.admin) {
+      throw new AppError('FORBIDDEN', 'This operation needs an admin API key or an admin session');
+    }
+  }
+  ctx.caller = caller;
+  return caller;
+}
+
 const authorize = t.middleware(async ({ ctx, meta, path, next }) => {
   if (meta?.successStatus) ctx.responseStatus = meta.successStatus;
   const level: AuthLevel = meta?.auth ?? 'admin';
@@ -104,15 +123,7 @@ const authorize = t.middleware(async ({ ctx, meta, path, next }) => {
     }
     return next();
   }
-  const caller = await identify(ctx);
-  if (caller.kind === 'anonymous') throw unauthorized('Missing credentials: send "Authorization: Bearer <API key>"', false);
-  if (caller.kind === 'key') {
-    ctx.log = ctx.log.child({ keyId: caller.key.id });
-    await enforceRateLimit(ctx, caller);
-    if (level === 'admin' && !caller.key.admin) {
-      throw new AppError('FORBIDDEN', 'This operation needs an admin API key or an admin session');
-    }
-  }
+  const caller = await authorizeRequest(ctx, level);
   return next({ ctx: { caller } });
 });
 

@@ -132,6 +132,25 @@ describe('kb ingest-folder', () => {
     }
   }, 120_000);
 
+  it('builds the vector index once at the end of a load that is large next to the store', async () => {
+    const many = join(work, 'many');
+    mkdirSync(many);
+    for (let i = 0; i < 60; i++) writeFileSync(join(many, `page-${i}.md`), `# Page ${i}\n\nThe ${i}th page of the manual.\n`);
+    const env = { KB_DATA_DIR: join(work, 'many-store') };
+    const first = await run('packages/cli/src/main.ts', ['ingest-folder', many], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^\+{60}\n60 files: 60 ingested, 0 skipped, 0 failed/);
+    expect(first.stderr).toMatch(/^vector index built in [\d.]+ s\n$/);
+    // The index is there as this version defines it: nothing to build at the next start.
+    const migrated = await run('packages/cli/src/main.ts', ['migrate'], env);
+    expect(migrated.stdout).toContain('already up to date');
+    expect(migrated.stderr).not.toContain('Building the vector index');
+    // Unchanged, the same files are no large load.
+    const again = await run('packages/cli/src/main.ts', ['ingest-folder', many], env);
+    expect(again.stdout).toMatch(/^\.{60}\n60 files: 0 ingested, 60 skipped/);
+    expect(again.stderr).toBe('');
+  }, 120_000);
+
   it('refuses a missing directory with a clear message', async () => {
     const result = await kb(['ingest-folder', join(work, 'nope')]);
     expect(result.code).toBe(1);

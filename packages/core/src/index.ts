@@ -11,8 +11,8 @@ export type { ApiKeyView, AuthenticatedKey, CreateApiKeyInput, CreatedApiKey } f
 export { AdminSessions, SESSION_COOKIE } from './auth/admin-sessions.ts';
 export { RateLimiterUnavailableError, SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
 export type { RateLimitDecision, WindowLimit } from './ratelimit/rate-limiter.ts';
-export { createServices } from './services.ts';
-export type { Services } from './services.ts';
+export { openStore } from './store.ts';
+export type { OpenStoreOptions, Store } from './store.ts';
 export { SERVICE_VERSION } from './version.ts';
 export { NAMESPACES, isNamespace } from './namespaces.ts';
 export type { Namespace } from './namespaces.ts';
@@ -26,6 +26,7 @@ export {
   writeStoreEmbedding,
 } from './embeddings/index.ts';
 export type { Embedder, EmbeddingInputType } from './embeddings/index.ts';
+export { ReindexService, REINDEX_BATCH } from './embeddings/reindex.service.ts';
 export { IngestionService } from './ingestion/ingestion.service.ts';
 export { toVectorLiteral } from './ingestion/documents.repository.ts';
 export type { IngestDocumentInput, IngestResult } from './ingestion/ingestion.service.ts';

@@ -1,7 +1,6 @@
-import { createDatabase, type Database } from '@kb/db';
+import { createDatabase, toVectorLiteral, type Database } from '@kb/db';
 import { createEmptyPostgresDatabase, testStoreKinds } from '@kb/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toVectorLiteral } from '../src/ingestion/documents.repository.ts';
 import { SearchRepository } from '../src/search/search.repository.ts';
 
 const kinds = await testStoreKinds();

@@ -1,5 +1,5 @@
 import { createLogger } from '@kb/core';
-import { createDatabase, vectorDistance } from '@kb/db';
+import { createDatabase } from '@kb/db';
 import { createEmptyPostgresDatabase, testStoreKinds } from '@kb/db/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -38,12 +38,10 @@ describe.each(kinds)('a 2,048-dimension store on %s', (kind) => {
       const hybrid = await search.search({ query: 'descale kettle', topK: 2, mode: 'hybrid' });
       expect(hybrid[0]!.documentTitle).toBe('Kettles');
 
-      const db = database.vectorDb ?? database.db;
-      const plan = await db.transaction().execute(async (trx) => {
-        await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
+      const plan = await database.withVectorSearch((db) => {
         const literal = `[${Array.from(embedder.embedOne('bicycle', 'query')).join(',')}]`;
         return sql<{ 'QUERY PLAN': string }>`explain select id from chunks
-          order by ${vectorDistance(database.kind, 2048, sql.ref('embedding'), literal)} limit 2`.execute(trx);
+          order by ${database.vectorDistance(2048, sql.ref('embedding'), literal)} limit 2`.execute(db);
       });
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/chunks_embedding_idx/);
     } finally {

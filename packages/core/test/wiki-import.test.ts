@@ -233,6 +233,7 @@ describe.each(kinds)('wiki space import on %s', (kind) => {
             await load.expect(chunks);
             setAside ||= database.vectorIndexDeferred();
           },
+          setIndexAside: (worthIt) => load.setIndexAside(worthIt),
           end: () => load.end(),
         };
       };

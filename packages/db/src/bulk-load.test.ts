@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { vectorDistance, VECTOR_INDEX, type Database } from './index.ts';
+import { VECTOR_INDEX, type Database } from './index.ts';
 import type { DB } from './schema.ts';
 import { createTestDatabase, testStoreKinds } from './testing.ts';
 
@@ -33,7 +33,7 @@ async function insertChunks(database: Database, n: number, offset = 0): Promise<
 async function nearest(database: Database, axis: number): Promise<string[]> {
   const q = new Array<number>(DIM).fill(0);
   q[axis] = 1;
-  const distance = vectorDistance(database.kind, DIM, sql.ref('embedding'), `[${q.join(',')}]`);
+  const distance = database.vectorDistance(DIM, sql.ref('embedding'), `[${q.join(',')}]`);
   const rows = await sql<{ content: string }>`select content from chunks order by ${distance}, content limit 3`.execute(database.db);
   return rows.rows.map((r) => r.content);
 }
@@ -121,14 +121,60 @@ describe('bulk loads on the embedded store', () => {
   });
 });
 
+describe('bulk loads that decide for themselves, on the embedded store', () => {
+  it('set the index aside when their measure says so, whatever they expect, and build it at the end', async () => {
+    const { database, drop } = await createTestDatabase('pglite', { bulkLoadMinChunks: 20 });
+    try {
+      await insertChunks(database, 50);
+      const declined = database.bulkLoad();
+      expect(await declined.setIndexAside(async () => false)).toBe(false);
+      expect(await hasVectorIndex(database.db)).toBe(true);
+      expect(await declined.end()).toBe(false);
+
+      const load = database.bulkLoad();
+      expect(await load.setIndexAside(async () => true)).toBe(true);
+      expect(database.vectorIndexDeferred()).toBe(true);
+      expect(await hasVectorIndex(database.db)).toBe(false);
+      // Asked again, the load already holds it (its measure is not asked twice).
+      expect(await load.setIndexAside(async () => expect.unreachable('asked twice'))).toBe(true);
+      await insertChunks(database, 5, 50);
+      expect(await load.end()).toBe(true);
+      expect(await hasVectorIndex(database.db)).toBe(true);
+      expect(await load.setIndexAside()).toBe(false);
+      expect(await hasVectorIndex(database.db)).toBe(true);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('write in small transactions while serving, larger ones while the index is aside', async () => {
+    const { database, drop } = await createTestDatabase('pglite');
+    try {
+      expect(database.servingWriteChunks()).toBe(16);
+      expect(database.vectorRowsPerStatement).toBe(128);
+      const load = database.bulkLoad();
+      await load.setIndexAside();
+      expect(database.servingWriteChunks()).toBe(128);
+      await load.end();
+      expect(database.servingWriteChunks()).toBe(16);
+    } finally {
+      await drop();
+    }
+  });
+});
+
 describe.runIf(kinds.includes('postgres'))('bulk loads on postgres', () => {
-  it('never set the index of a shared store aside', async () => {
+  it('never set the index of a shared store aside, nor bound their writes', async () => {
     const { database, drop } = await createTestDatabase('postgres', { bulkLoadMinChunks: 20 });
     try {
       const load = database.bulkLoad();
       await load.expect(1_000_000);
       expect(database.vectorIndexDeferred()).toBe(false);
       expect(await hasVectorIndex(database.db)).toBe(true);
+      expect(await load.setIndexAside(async () => expect.unreachable('a shared store is never asked'))).toBe(false);
+      expect(await hasVectorIndex(database.db)).toBe(true);
+      expect(database.servingWriteChunks()).toBe(Number.POSITIVE_INFINITY);
+      expect(database.vectorRowsPerStatement).toBe(Number.POSITIVE_INFINITY);
       expect(await load.end()).toBe(false);
     } finally {
       await drop();

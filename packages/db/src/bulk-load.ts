@@ -28,6 +28,12 @@ export interface BulkLoad {
   /** Adds to the new chunks this load expects to write (an estimate is fine). */
   expect(chunks: number): Promise<void>;
   /**
+   * Sets the index aside for this load whatever it expects, for a process that has the store to
+   * itself and decides by its own measure (`kb ingest-folder`, `kb eval`). `worthIt` is asked only
+   * where the store would set its index aside (never on PostgreSQL). Returns whether it is aside.
+   */
+  setIndexAside(worthIt?: () => Promise<boolean>): Promise<boolean>;
+  /**
    * Ends the load (call it however the load ended). If this was the last load the index was set
    * aside for, builds it; resolves when searches use it again. Returns whether it built.
    */
@@ -58,6 +64,14 @@ export class VectorIndexDeferral {
     let existing: number | undefined;
     let holding = false;
     let ended = false;
+    const hold = async () => {
+      holding = true;
+      this.holders++;
+      if (!this.dropped) {
+        await dropVectorIndex(this.db);
+        this.dropped = true;
+      }
+    };
     return {
       expect: (chunks) =>
         this.serial(async () => {
@@ -66,13 +80,17 @@ export class VectorIndexDeferral {
           if (expected < this.minChunks) return;
           existing ??= (await sql<{ n: number }>`select count(*)::int as n from chunks`.execute(this.db)).rows[0]!.n;
           if (expected < existing) return;
-          holding = true;
-          this.holders++;
-          if (!this.dropped) {
-            await dropVectorIndex(this.db);
-            this.dropped = true;
-          }
+          await hold();
         }),
+      setIndexAside: async (worthIt) => {
+        if (this.kind !== 'pglite' || ended) return false;
+        if (!holding && worthIt && !(await worthIt())) return false;
+        return this.serial(async () => {
+          if (ended) return false;
+          if (!holding) await hold();
+          return true;
+        });
+      },
       end: () =>
         this.serial(async () => {
           if (ended) return false;

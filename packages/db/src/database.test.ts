@@ -4,18 +4,9 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createDatabase,
-  createVectorIndex,
-  dropVectorIndex,
-  ensureVectorIndex,
-  indexedDimension,
-  shortlistSize,
-  StoreLockedError,
-  vectorDistance,
-} from './index.ts';
+import { createDatabase, dropVectorIndex, indexedDimension, shortlistSize, StoreLockedError } from './index.ts';
 import { createEmptyPostgresDatabase, createTestDatabase, testStoreKinds } from './testing.ts';
-import { buildMemoryMb } from './vector-index.ts';
+import { buildMemoryMb, createVectorIndex, ensureVectorIndex, vectorDistance } from './vector-index.ts';
 
 const kinds = await testStoreKinds();
 
@@ -76,18 +67,19 @@ describe.each(kinds)('schema on %s', (kind) => {
   });
 });
 
-describe.runIf(kinds.includes('postgres'))('vector search connections on postgres', () => {
-  it('plan nearest-neighbour queries with the HNSW index even in a small table', async () => {
-    const { database, drop } = await createTestDatabase('postgres');
+describe.each(kinds)('vector searches on %s', (kind) => {
+  it('run with sequential scans off, planned on the HNSW index even in a small table', async () => {
+    const { database, drop } = await createTestDatabase(kind);
     try {
-      expect(database.vectorDb).not.toBeNull();
       const setting = async (db: typeof database.db) =>
         (await sql<{ enable_seqscan: string; ef: string }>`select current_setting('enable_seqscan') as enable_seqscan, current_setting('hnsw.ef_search') as ef`.execute(db)).rows[0];
       expect(await setting(database.db)).toEqual({ enable_seqscan: 'on', ef: '100' });
-      expect(await setting(database.vectorDb!)).toEqual({ enable_seqscan: 'off', ef: '100' });
-      const zero = `[${new Array(1024).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(',')}]`;
-      const order = vectorDistance('postgres', 1024, sql.ref('embedding'), sql.lit(zero));
-      const plan = await sql<{ 'QUERY PLAN': string }>`explain select id from chunks order by ${order} limit 5`.execute(database.vectorDb!);
+      expect(await database.withVectorSearch(setting)).toEqual({ enable_seqscan: 'off', ef: '100' });
+      // Other queries keep the planner's default.
+      expect(await setting(database.db)).toEqual({ enable_seqscan: 'on', ef: '100' });
+      const query = database.vectorParameter([1, ...new Array(1023).fill(0)]);
+      const order = database.vectorDistance(1024, sql.ref('embedding'), query);
+      const plan = await database.withVectorSearch((db) => sql<{ 'QUERY PLAN': string }>`explain select id from chunks order by ${order} limit 5`.execute(db));
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/chunks_embedding_idx/);
     } finally {
       await drop();

@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import { VectorIndexDeferral, type BulkLoad } from './bulk-load.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -8,7 +8,8 @@ import { PGliteDialect } from './pglite-dialect.ts';
 import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { acquireStoreLock, type StoreLock } from './store-lock.ts';
-import { ensureVectorIndex } from './vector-index.ts';
+import { ensureVectorIndex, vectorDistance } from './vector-index.ts';
+import { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';
 
 export type StorageOptions =
   | { kind: 'postgres'; databaseUrl: string; poolSize?: number }
@@ -41,19 +42,29 @@ export const VECTOR_SEARCH_SETTINGS = {
   'hnsw.iterative_scan': 'relaxed_order',
 } as const;
 
+/** Rows of vectors per insert statement on PGlite (see Database.vectorRowsPerStatement). */
+const EMBEDDED_INSERT_ROWS = 128;
+
+/**
+ * Chunks per write transaction of a bulk load on the embedded store, whose single connection
+ * other requests wait for: about 80 ms of inserting into the vector index ...
+ */
+const EMBEDDED_WRITE_CHUNKS = 16;
+/**
+ * ... or about 150 ms while a load has the index set aside (bulk-load.ts), where a transaction's
+ * commit is then a large share of a small one's cost.
+ */
+const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
+
+/**
+ * The store, and what its engine (PostgreSQL or PGlite) needs of the code that uses it: callers
+ * ask it how to pass vectors, how to run a vector search and how large to make their writes, and
+ * never which engine it is.
+ */
 export interface Database {
   readonly db: Kysely<DB>;
-  readonly kind: 'postgres' | 'pglite';
   /** A human-readable description for logs: never includes credentials. */
   readonly description: string;
-  /**
-   * For nearest-neighbour queries. On PostgreSQL, a small pool of its own whose connections start
-   * with enable_seqscan off: at ef_search 100 the planner would otherwise read and sort whole
-   * small and mid-sized tables (exact, but it detoasts a 4 KB vector a row), and a per-search
-   * setting costs a transaction's extra round trips. Null on PGlite, where the caller sets it in
-   * a transaction (no round trips in process).
-   */
-  readonly vectorDb: Kysely<DB> | null;
   /**
    * Applies pending migrations (returns their names), then makes the vector index exist as this
    * version defines it; `beforeVectorIndexBuild` hears when that has to build it.
@@ -67,7 +78,50 @@ export interface Database {
   bulkLoad(): BulkLoad;
   /** Whether a bulk load has the vector index set aside now. */
   vectorIndexDeferred(): boolean;
+  /**
+   * Makes the vector index exist as this version builds it for the embedding column's current
+   * dimension (creating or rebuilding it; see vector-index.ts).
+   */
+  ensureVectorIndex(): Promise<'present' | 'created' | 'rebuilt'>;
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  /**
+   * A query vector as a statement parameter (cast it with `::vector`): pgvector's binary form on
+   * PostgreSQL; a vector literal on PGlite, which takes parameters as text.
+   */
+  vectorParameter(vector: ArrayLike<number>): unknown;
+  /**
+   * Vectors as one `vector[]` expression: a binary array on PostgreSQL (the type's oid is looked
+   * up once, through `executor`); vector literals on PGlite.
+   */
+  vectorArrayParameter(executor: Kysely<DB>, vectors: ReadonlyArray<ArrayLike<number>>): Promise<RawBuilder<unknown>>;
+  /**
+   * The cosine distance between an embedding column and a query vector parameter as the index
+   * compares them (see vector-index.ts's vectorDistance): order by it to use the index.
+   */
+  vectorDistance(dimension: number, column: RawBuilder<unknown>, queryVector: unknown): RawBuilder<number>;
+  /**
+   * Runs a nearest-neighbour query with sequential scans off. pgvector costs an index scan by
+   * ef_search; at 100 the planner prefers reading and sorting the whole table in small and
+   * mid-sized stores, which is exact but detoasts a 4 KB vector per row (85 ms a search at 8k
+   * chunks embedded, 16 ms at 3k on PostgreSQL). On PostgreSQL the query runs on a small pool of
+   * its own whose connections start that way (a per-search setting costs a transaction's extra
+   * round trips); on PGlite in a transaction that sets it (no round trips in process).
+   */
+  withVectorSearch<T>(query: (executor: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
+   * Rows of vectors an insert statement should hold at most. PGlite takes vectors as text: a
+   * statement's literals are built, and its parameters copied to the database's thread, on the
+   * caller's thread in one piece (about 0.5 ms a vector), so a large document goes in statements
+   * of 128 rows and requests get their turn between. Unbounded on PostgreSQL.
+   */
+  readonly vectorRowsPerStatement: number;
+  /**
+   * Chunks a write transaction of a bulk load should hold at most while this process serves
+   * requests: the embedded store has one connection, and inserting into its vector index takes
+   * milliseconds a chunk, so other requests wait for each transaction (16 chunks, or 128 while a
+   * load has the index set aside). Unbounded on PostgreSQL, where requests have other connections.
+   */
+  servingWriteChunks(): number;
   close(): Promise<void>;
   /**
    * The PGlite instance behind an in-memory or given embedded store (tests clone it); an
@@ -107,6 +161,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
       return pool;
     };
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: newPool(poolSize, VECTOR_SEARCH_SETTINGS) }) });
+    // Nearest-neighbour queries (withVectorSearch): connections that start with sequential scans off.
     const vectorDb = new Kysely<DB>({
       dialect: new PostgresDialect({ pool: newPool(Math.max(2, Math.ceil(poolSize / 2)), { ...VECTOR_SEARCH_SETTINGS, enable_seqscan: 'off' }) }),
     });
@@ -158,10 +213,10 @@ function wrap(
 ): Database {
   let closed = false;
   const deferral = new VectorIndexDeferral(db, kind, bulkLoadMinChunks);
+  /** The `vector` type's oid, looked up once (PostgreSQL). */
+  let vectorType: Promise<number> | undefined;
   return {
     db,
-    vectorDb,
-    kind,
     description,
     async migrate(hooks) {
       const migrator = new Migrator({ db, provider: migrationProvider({ embeddingDimension, kind }) });
@@ -187,8 +242,41 @@ function wrap(
     vectorIndexDeferred() {
       return deferral.deferred;
     },
+    ensureVectorIndex() {
+      return ensureVectorIndex(db, kind);
+    },
     transaction(fn) {
       return db.transaction().execute(fn);
+    },
+    vectorParameter(vector) {
+      return kind === 'postgres' ? toVectorBinary(vector) : toVectorLiteral(vector);
+    },
+    async vectorArrayParameter(executor, vectors) {
+      if (kind === 'pglite') return sql`${vectors.map((v) => toVectorLiteral(v))}::text[]::vector[]`;
+      vectorType ??= sql<{ oid: number }>`select 'vector'::regtype::oid as oid`.execute(executor).then((r) => Number(r.rows[0]!.oid));
+      let oid: number;
+      try {
+        oid = await vectorType;
+      } catch (error) {
+        vectorType = undefined;
+        throw error;
+      }
+      return sql`${toVectorArrayBinary(vectors, oid)}::vector[]`;
+    },
+    vectorDistance(dimension, column, queryVector) {
+      return vectorDistance(kind, dimension, column, queryVector);
+    },
+    withVectorSearch(query) {
+      if (vectorDb) return query(vectorDb);
+      return db.transaction().execute(async (trx) => {
+        await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
+        return query(trx);
+      });
+    },
+    vectorRowsPerStatement: kind === 'pglite' ? EMBEDDED_INSERT_ROWS : Number.POSITIVE_INFINITY,
+    servingWriteChunks() {
+      if (kind === 'postgres') return Number.POSITIVE_INFINITY;
+      return deferral.deferred ? EMBEDDED_DEFERRED_WRITE_CHUNKS : EMBEDDED_WRITE_CHUNKS;
     },
     async close() {
       if (closed) return;

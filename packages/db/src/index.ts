@@ -7,17 +7,14 @@ export { isUniqueViolation } from './errors.ts';
 export { DEFERRED_INDEX_MIN_CHUNKS } from './bulk-load.ts';
 export type { BulkLoad } from './bulk-load.ts';
 export { EmbeddedDatabaseError } from './pglite-thread.ts';
+// What depends on the engine (the indexed distance, building the index) is reached through Database.
 export {
-  createVectorIndex,
   dropVectorIndex,
   embeddingColumnDimension,
-  ensureVectorIndex,
   exactVectorDistance,
   indexedDimension,
   MAX_INDEXED_DIMENSION,
   VECTOR_INDEX,
-  vectorDistance,
-  vectorIndexPrecision,
   shortlistSize,
 } from './vector-index.ts';
-export type { VectorIndexPrecision } from './vector-index.ts';
+export { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { wellFormedText } from '@kb/content';
-import { createEmbedder, createLogger, IngestionService, SearchService, type SearchMode } from '@kb/core';
-import { createDatabase, dropVectorIndex, ensureVectorIndex } from '@kb/db';
+import { createLogger, IngestionService, openStore, SearchService, type SearchMode } from '@kb/core';
 import { Bm25Index } from '../eval/bm25.ts';
 import { evaluateRuns, loadBeir, type EvalSummary } from '../eval/metrics.ts';
 import { CliError } from '../store.ts';
@@ -45,16 +44,16 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
   out(`${dir} (${values.split}): ${data.corpus.length} documents, ${queryIds.length} judged queries\n`);
 
   const logger = createLogger({ level: 'warn' });
-  const embedder = createEmbedder(config, logger);
-  const database = await createDatabase({ kind: 'pglite-memory' }, { embeddingDimension: embedder.dimension });
+  const store = await openStore(config, { logger, inMemory: true, checkEmbedding: false });
+  const { database, embedder } = store;
   try {
-    await database.migrate();
     const ingestion = new IngestionService(database, embedder, logger, { serving: false });
     const search = new SearchService(database, embedder, logger, { exact: values.exact });
 
     let started = performance.now();
     // A private, temporary store: load it in bulk and build the vector index once at the end.
-    await dropVectorIndex(database.db);
+    const load = ingestion.bulkLoad();
+    await load.setIndexAside();
     let chunks = 0;
     for (let i = 0; i < data.corpus.length; i += 64) {
       const results = await ingestion.ingestMany(
@@ -65,12 +64,10 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
         chunks += result.chunks;
       }
     }
-    if (!values.exact) await ensureVectorIndex(database.db, database.kind);
+    if (!values.exact) await load.end();
     const ingestSeconds = (performance.now() - started) / 1000;
     out(`ingested with ${embedder.model}: ${chunks} chunks in ${ingestSeconds.toFixed(1)} s\n`);
-    const slugs = new Map(
-      (await database.db.selectFrom('documents').select(['id', 'slug']).execute()).map((r) => [r.id, r.slug]),
-    );
+    const slugs = await ingestion.documentSlugs();
 
     started = performance.now();
     const bm25 = Bm25Index.build(data.corpus.map((d) => ({ id: d.id, text: d.title ? `${d.title} ${d.text}` : d.text })));
@@ -102,6 +99,6 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
     }
     return 0;
   } finally {
-    await database.close();
+    await store.close();
   }
 }

@@ -4,16 +4,15 @@ import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { createHash } from 'node:crypto';
 import { findFrontMatter, parseFrontMatter, splitDocument, wellFormedText } from '@kb/content';
-import { createEmbedder, createLogger, IngestionService, checkStoreEmbedding, type IngestDocumentInput } from '@kb/core';
+import { createLogger, IngestionService, type IngestDocumentInput } from '@kb/core';
 import { CliError, openStore } from '../store.ts';
-import { dropVectorIndex, ensureVectorIndex, type Database } from '@kb/db';
 
 /** Bulk-load when at least 50 documents change and they are a quarter or more of the store. */
-async function shouldBulkLoad(service: IngestionService, database: Database, dir: string, files: string[]): Promise<boolean> {
+async function shouldBulkLoad(service: IngestionService, dir: string, files: string[]): Promise<boolean> {
   if (files.length < 50) return false;
   const docs = await Promise.all(files.map(async (file) => documentFor(dir, file, await readFile(file, 'utf8'))));
   const changed = await service.countChanged(docs);
-  const stored = Number((await database.db.selectFrom('documents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const stored = await service.countDocuments();
   return changed >= 50 && changed >= 0.25 * (stored + changed);
 }
 
@@ -157,31 +156,23 @@ export async function ingestFolderCommand(
   } else if (apiUrl) {
     ingestBatch = (docs) => Promise.all(docs.map((doc) => postDocument(apiUrl, apiKey!, doc)));
   } else {
-    const database = await openStore(config);
     const logger = createLogger({ level: 'silent' });
-    const embedder = createEmbedder(config, logger);
-    try {
-      await checkStoreEmbedding(database.db, embedder);
-    } catch (error) {
-      await database.close();
-      throw error;
-    }
-    const service = new IngestionService(database, embedder, logger, { serving: false });
-    close = () => database.close();
-    if (config.storage.kind === 'pglite' && (await shouldBulkLoad(service, database, dir, files))) {
-      // This process owns the embedded store, so nobody searches it during the load. A load
-      // that is large next to the store builds the vector index once at the end instead of
-      // growing it document by document (several times faster). If the load dies, the next
-      // start of the store builds the index again.
-      await dropVectorIndex(database.db);
-      const closeStore = close;
+    const store = await openStore(config, { logger, checkEmbedding: true });
+    const service = new IngestionService(store.database, store.embedder, logger, { serving: false });
+    close = () => store.close();
+    // When this process owns an embedded store, nobody searches it during the load: a load that
+    // is large next to the store builds the vector index once at the end instead of growing it
+    // document by document (several times faster). A shared store (PostgreSQL) keeps its index.
+    // If the load dies, the next start of the store builds the index again.
+    const load = service.bulkLoad();
+    if (await load.setIndexAside(() => shouldBulkLoad(service, dir, files))) {
       close = async () => {
         const t = performance.now();
-        await ensureVectorIndex(database.db, database.kind);
+        await load.end();
         if (line % 80 !== 0) io.out('\n');
         line = 0;
         io.err(`vector index built in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
-        await closeStore();
+        await store.close();
       };
     }
     ingestBatch = async (docs) =>

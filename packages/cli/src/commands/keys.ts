@@ -36,9 +36,9 @@ export async function keysCommand(args: string[], config: Config, out: (line: st
     if (label.length > 200) throw new CliError('--label must be at most 200 characters');
     const rateLimitRpm = limitOption('rpm', values.rpm);
     const rateLimitRpd = limitOption('rpd', values.rpd);
-    const database = await openStore(config);
+    const store = await openStore(config);
     try {
-      const created = await new ApiKeysService(new ApiKeysRepository(database.db)).create({
+      const created = await new ApiKeysService(new ApiKeysRepository(store.database.db)).create({
         label,
         admin: values.admin,
         rateLimitRpm,
@@ -50,15 +50,15 @@ export async function keysCommand(args: string[], config: Config, out: (line: st
         out(`Created ${created.admin ? 'admin ' : ''}API key "${created.label}" (id ${created.id}):\n\n  ${created.key}\n\nKeep it now: it is not shown again. Use it as "Authorization: Bearer ${created.key.slice(0, 9)}...".`);
       }
     } finally {
-      await database.close();
+      await store.close();
     }
     return;
   }
 
   if (action === 'list') {
-    const database = await openStore(config);
+    const store = await openStore(config);
     try {
-      const keys = await new ApiKeysService(new ApiKeysRepository(database.db)).list();
+      const keys = await new ApiKeysService(new ApiKeysRepository(store.database.db)).list();
       if (values.json) {
         out(JSON.stringify({ keys }));
       } else if (keys.length === 0) {
@@ -70,7 +70,7 @@ export async function keysCommand(args: string[], config: Config, out: (line: st
         }
       }
     } finally {
-      await database.close();
+      await store.close();
     }
     return;
   }
@@ -78,12 +78,12 @@ export async function keysCommand(args: string[], config: Config, out: (line: st
   if (action === 'revoke') {
     const id = positionals[0];
     if (!id) throw new CliError(`The key id is required\n${KEYS_USAGE}`);
-    const database = await openStore(config);
+    const store = await openStore(config);
     try {
-      await new ApiKeysService(new ApiKeysRepository(database.db)).revoke(id);
+      await new ApiKeysService(new ApiKeysRepository(store.database.db)).revoke(id);
       out(`Revoked API key ${id}.`);
     } finally {
-      await database.close();
+      await store.close();
     }
     return;
   }

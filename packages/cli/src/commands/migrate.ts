@@ -2,19 +2,14 @@ import type { Config } from '@kb/config';
 import { openStore } from '../store.ts';
 
 export async function migrateCommand(config: Config, out: (line: string) => void): Promise<void> {
-  let applied: string[] = [];
-  let indexBuilt = false;
-  const database = await openStore(config, (names, built) => {
-    applied = names;
-    indexBuilt = built;
-  });
+  const store = await openStore(config);
   try {
     const done = [
-      ...(applied.length ? [`Applied ${applied.length} migration(s): ${applied.join(', ')}`] : []),
-      ...(indexBuilt ? ['Built the vector index as this version defines it.'] : []),
+      ...(store.migrations.length ? [`Applied ${store.migrations.length} migration(s): ${store.migrations.join(', ')}`] : []),
+      ...(store.vectorIndexBuilt ? ['Built the vector index as this version defines it.'] : []),
     ];
-    out(done.length ? done.join(' ') : `${database.description}: already up to date.`);
+    out(done.length ? done.join(' ') : `${store.database.description}: already up to date.`);
   } finally {
-    await database.close();
+    await store.close();
   }
 }

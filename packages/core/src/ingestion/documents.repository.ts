@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, DB } from '@kb/db';
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { documentLockKey } from './content-hash.ts';
 
 export interface StoredChild {
@@ -28,81 +28,23 @@ export interface DocumentVersion {
   children: StoredChild[];
 }
 
-/** Chunks per insert statement on PGlite (see insertChunks). */
-const EMBEDDED_INSERT_ROWS = 128;
-
-export function toVectorLiteral(vector: ArrayLike<number>): string {
-  let out = '[';
-  for (let i = 0; i < vector.length; i++) {
-    if (i > 0) out += ',';
-    // Seven significant digits are all a 4-byte float keeps.
-    out += Number.isInteger(vector[i]!) ? String(vector[i]) : vector[i]!.toPrecision(7);
-  }
-  return `${out}]`;
-}
-
-/**
- * pgvector's binary form of a vector (int16 dimension, int16 unused, big-endian float4s): sent
- * as a binary parameter, the server copies it instead of parsing a thousand decimal numbers.
- * node-postgres sends a Buffer parameter in binary; PGlite does not, so it gets the literal.
- */
-export function toVectorBinary(vector: ArrayLike<number>): Buffer {
-  const buffer = Buffer.allocUnsafe(4 + 4 * vector.length);
-  writeVectorBinary(buffer, 0, vector);
-  return buffer;
-}
-
-/** Writes pgvector's binary form of `vector` at `offset`; returns the offset after it. */
-function writeVectorBinary(buffer: Buffer, offset: number, vector: ArrayLike<number>): number {
-  let at = buffer.writeInt16BE(vector.length, offset);
-  at = buffer.writeInt16BE(0, at);
-  for (let i = 0; i < vector.length; i++) at = buffer.writeFloatBE(vector[i]!, at);
-  return at;
-}
-
-/**
- * Many vectors as one binary PostgreSQL array of pgvector's `vector` (`elementType` is the type's
- * oid, which the extension assigns at install): one parameter that the server copies element by
- * element, where an array of vector literals costs the client escaping every string and the
- * server parsing every number (1,024 of them a vector).
- */
-export function toVectorArrayBinary(vectors: ReadonlyArray<ArrayLike<number>>, elementType: number): Buffer {
-  let size = 20;
-  for (const v of vectors) size += 8 + 4 * v.length;
-  const buffer = Buffer.allocUnsafe(size);
-  let at = buffer.writeInt32BE(1, 0); // dimensions
-  at = buffer.writeInt32BE(0, at); // no nulls
-  at = buffer.writeInt32BE(elementType, at);
-  at = buffer.writeInt32BE(vectors.length, at);
-  at = buffer.writeInt32BE(1, at); // lower bound
-  for (const v of vectors) at = writeVectorBinary(buffer, buffer.writeInt32BE(4 + 4 * v.length, at), v);
-  return buffer;
-}
-
 export class DocumentsRepository {
-  /** The `vector` type's oid, looked up once (PostgreSQL). */
-  private vectorType: Promise<number> | undefined;
+  private readonly db: Kysely<DB>;
 
-  constructor(
-    private readonly db: Kysely<DB>,
-    private readonly kind: Database['kind'],
-  ) {}
+  constructor(private readonly database: Pick<Database, 'db' | 'vectorArrayParameter' | 'vectorRowsPerStatement'>) {
+    this.db = database.db;
+  }
 
-  /**
-   * An array parameter of vectors, typed vector[]: binary on PostgreSQL; vector literals on
-   * PGlite, which takes parameters as text.
-   */
-  private async vectorsParameter(trx: Transaction<DB>, vectors: ReadonlyArray<ArrayLike<number>>): Promise<RawBuilder<unknown>> {
-    if (this.kind === 'pglite') return sql`${vectors.map((v) => toVectorLiteral(v))}::text[]::vector[]`;
-    this.vectorType ??= sql<{ oid: number }>`select 'vector'::regtype::oid as oid`.execute(trx).then((r) => Number(r.rows[0]!.oid));
-    let oid: number;
-    try {
-      oid = await this.vectorType;
-    } catch (error) {
-      this.vectorType = undefined;
-      throw error;
-    }
-    return sql`${toVectorArrayBinary(vectors, oid)}::vector[]`;
+  /** How many documents the store holds. */
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('documents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Every document's slug by its id. */
+  async slugsById(): Promise<Map<string, string>> {
+    const rows = await this.db.selectFrom('documents').select(['id', 'slug']).execute();
+    return new Map(rows.map((r) => [r.id, r.slug]));
   }
 
   findVersion(namespace: string, slug: string): Promise<{ id: string; content_hash: string } | undefined> {
@@ -234,10 +176,8 @@ export class DocumentsRepository {
                              ${parents.map((p) => p.ordinal)}::int[], ${parents.map((p) => p.headingPath)}::text[],
                              ${parents.map((p) => p.content)}::text[])`.execute(trx);
     }
-    // PGlite takes vectors as text: a statement's literals are built, and its parameters copied to
-    // the database's thread, on this thread in one piece (about 0.5 ms a vector), so a large
-    // document goes in statements of EMBEDDED_INSERT_ROWS, and requests get their turn between.
-    const slice = this.kind === 'pglite' ? EMBEDDED_INSERT_ROWS : children.length;
+    // The store may want a large document in several statements (Database.vectorRowsPerStatement).
+    const slice = Math.min(this.database.vectorRowsPerStatement, children.length);
     for (let start = 0; start < children.length; start += slice) {
       await this.insertChildren(trx, children.slice(start, start + slice));
     }
@@ -247,7 +187,7 @@ export class DocumentsRepository {
     trx: Transaction<DB>,
     children: ReadonlyArray<StoredChild & { id: string; documentId: string; parentId: string | null; namespace: string }>,
   ): Promise<void> {
-    const embeddings = await this.vectorsParameter(trx, children.map((c) => c.embedding));
+    const embeddings = await this.database.vectorArrayParameter(trx, children.map((c) => c.embedding));
     await sql`
       insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
       select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding

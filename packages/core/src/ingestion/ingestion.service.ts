@@ -48,17 +48,6 @@ export interface IngestResult {
 }
 
 /**
- * Chunks per write transaction of a bulk load on the embedded store, whose single connection
- * other requests wait for: about 80 ms of inserting into the vector index ...
- */
-const EMBEDDED_WRITE_CHUNKS = 16;
-/**
- * ... or about 150 ms while a load has the index set aside (bulk-load.ts), where a transaction's
- * commit is then a large share of a small one's cost.
- */
-const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
-
-/**
  * Characters of Markdown per chunk when a load estimates its chunks before splitting: the most a
  * chunk holds (300 estimated tokens), so the estimate is a lower bound.
  */
@@ -150,15 +139,14 @@ export class IngestionService {
   /** The batch being prepared on this thread (see prepareMany). */
   private preparing: Promise<unknown> = Promise.resolve();
 
-  /** Whether bulk writes go in bounded transactions (a serving process on the embedded store). */
-  private readonly bounded: boolean;
+  /** Whether this process serves requests while it ingests. */
+  private readonly serving: boolean;
 
   /**
    * @param options.serving whether this process serves requests while it ingests (default true).
-   *   The embedded store has a single connection, and inserting a chunk into its vector index
-   *   takes milliseconds: a serving process writes bulk loads in small transactions, so that
-   *   other requests' queries get their turn in between. A command-line load has nobody to keep
-   *   waiting and writes whole batches.
+   *   A serving process writes bulk loads in transactions as small as the store asks for
+   *   (Database.servingWriteChunks), so that other requests' queries get their turn in between.
+   *   A command-line load has nobody to keep waiting and writes whole batches.
    */
   constructor(
     private readonly database: Database,
@@ -166,14 +154,13 @@ export class IngestionService {
     private readonly logger: Logger,
     options: { serving?: boolean } = {},
   ) {
-    this.documents = new DocumentsRepository(database.db, database.kind);
-    this.bounded = database.kind === 'pglite' && options.serving !== false;
+    this.documents = new DocumentsRepository(database);
+    this.serving = options.serving !== false;
   }
 
-  /** Chunks per write transaction of a bulk load now; unbounded on PostgreSQL. */
+  /** Chunks per write transaction of a bulk load now (Infinity: the whole batch in one). */
   private writeChunkBudget(): number {
-    if (!this.bounded) return Number.POSITIVE_INFINITY;
-    return this.database.vectorIndexDeferred() ? EMBEDDED_DEFERRED_WRITE_CHUNKS : EMBEDDED_WRITE_CHUNKS;
+    return this.serving ? this.database.servingWriteChunks() : Number.POSITIVE_INFINITY;
   }
 
   /** The content hash a document is stored with (its text made well formed first, as stored). */
@@ -225,7 +212,10 @@ export class IngestionService {
     const { results, pending } = await this.prepareMany(prepared, known, signal);
     // The chunks about to be written count towards the load they belong to, if any.
     await options.load?.expect(pending.reduce((n, p) => n + p.version.children.length, 0));
-    for (const group of this.writeGroups(pending)) {
+    const budget = this.writeChunkBudget();
+    for (const group of this.writeGroups(pending, budget)) {
+      // Bounded transactions leave other requests their turn in between.
+      if (Number.isFinite(budget)) await new Promise((resolve) => setImmediate(resolve));
       await this.writeGroup(group, results);
     }
     return results as Array<IngestResult | Error>;
@@ -327,9 +317,8 @@ export class IngestionService {
     return this.documents.deleteMissing(namespace, prefix, keep);
   }
 
-  /** Splits a bulk write into transactions of at most writeChunkBudget() chunks (whole documents). */
-  private writeGroups<T extends { version: DocumentVersion }>(pending: T[]): T[][] {
-    const budget = this.writeChunkBudget();
+  /** Splits a bulk write into transactions of at most `budget` chunks (whole documents). */
+  private writeGroups<T extends { version: DocumentVersion }>(pending: T[], budget: number): T[][] {
     if (!Number.isFinite(budget)) return pending.length > 0 ? [pending] : [];
     const groups: T[][] = [];
     let group: T[] = [];
@@ -356,7 +345,6 @@ export class IngestionService {
     group: Array<{ index: number; version: DocumentVersion }>,
     results: Array<IngestResult | Error | undefined>,
   ): Promise<void> {
-    if (this.bounded) await new Promise((resolve) => setImmediate(resolve));
     const distinct = new Set(group.map((p) => `${p.version.namespace}\u0000${p.version.slug}`)).size === group.length;
     let written: Array<{ documentId: string; skipped: boolean }> | undefined;
     if (distinct && group.length > 1) {
@@ -396,6 +384,16 @@ export class IngestionService {
   /** How many of these documents are new or changed (would not be skipped). */
   async countChanged(inputs: readonly BulkDocumentInput[]): Promise<number> {
     return (await this.changed(inputs)).length;
+  }
+
+  /** How many documents the store holds. */
+  countDocuments(): Promise<number> {
+    return this.documents.count();
+  }
+
+  /** Every stored document's slug by its id (evaluation maps search hits back to its corpus). */
+  documentSlugs(): Promise<Map<string, string>> {
+    return this.documents.slugsById();
   }
 
   /** The documents among these that are new or changed, by their content hash. */

@@ -1,6 +1,5 @@
-import { exactVectorDistance, shortlistSize, vectorDistance, type Database, type DB } from '@kb/db';
+import { exactVectorDistance, shortlistSize, type Database, type DB } from '@kb/db';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { toVectorBinary, toVectorLiteral } from '../ingestion/documents.repository.ts';
 
 export interface ChunkHit {
   chunkId: string;
@@ -64,19 +63,14 @@ function termFrequency(tsvector: RawBuilder<unknown>, tsquery: RawBuilder<unknow
 
 export class SearchRepository {
   private readonly db: Kysely<DB>;
-  private readonly vectorDb: Kysely<DB> | null;
-  private readonly kind: Database['kind'];
   private readonly exact: boolean;
 
-  /**
-   * `database.vectorDb`: connections that start with enable_seqscan off, or null to turn it off
-   * per search in a transaction (the embedded store, where that costs nothing).
-   * `options.exact`: rank by the whole vectors of every chunk, without the index (evaluation).
-   */
-  constructor(database: Pick<Database, 'db' | 'vectorDb' | 'kind'>, options: { exact?: boolean } = {}) {
+  /** `options.exact`: rank by the whole vectors of every chunk, without the index (evaluation). */
+  constructor(
+    private readonly database: Pick<Database, 'db' | 'vectorParameter' | 'vectorDistance' | 'withVectorSearch'>,
+    options: { exact?: boolean } = {},
+  ) {
     this.db = database.db;
-    this.vectorDb = database.vectorDb;
-    this.kind = database.kind;
     this.exact = options.exact ?? false;
   }
 
@@ -89,8 +83,8 @@ export class SearchRepository {
    */
   async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
     // The query vector's length is the store's dimension (the embedder was checked against it).
-    const queryVector = this.kind === 'postgres' ? toVectorBinary(vector) : toVectorLiteral(vector);
-    const indexed = vectorDistance(this.kind, vector.length, sql.ref('c.embedding'), queryVector);
+    const queryVector = this.database.vectorParameter(vector);
+    const indexed = this.database.vectorDistance(vector.length, sql.ref('c.embedding'), queryVector);
     const filter = namespaces ? sql`where c.namespace = any(${[...namespaces]}::text[])` : sql``;
     const shortlist = shortlistSize(vector.length, limit);
     // The index holds whole vectors: its order is the answer. It holds their prefixes: its best
@@ -123,17 +117,8 @@ export class SearchRepository {
       from (${nearest}) n
       join chunks c on c.id = n.id
       join documents d on d.id = c.document_id`.execute(executor);
-    // pgvector costs an index scan by ef_search; at 100 the planner prefers reading and sorting
-    // the whole table in small and mid-sized stores, which is exact but detoasts a 4 KB vector
-    // per row (85 ms a search at 8k chunks embedded, 16 ms at 3k on PostgreSQL). Sequential scans
-    // are off for vector searches: on PostgreSQL their connections start that way (one round
-    // trip a search), elsewhere the search sets it in its own transaction.
-    const rows = this.vectorDb
-      ? await query(this.vectorDb)
-      : await this.db.transaction().execute(async (trx) => {
-          await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
-          return query(trx);
-        });
+    // With sequential scans off, or the planner reads and sorts whole small tables (see Database).
+    const rows = await this.database.withVectorSearch(query);
     // Iterative scans in relaxed order may return neighbours slightly out of order.
     return rows.rows.map((r) => ({ ...r, raw: Number(r.raw) })).sort((a, b) => a.raw - b.raw);
   }

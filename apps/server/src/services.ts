@@ -1,47 +1,44 @@
+import type { ApiServices } from '@kb/api';
 import type { Config } from '@kb/config';
+import {
+  AdminSessions,
+  ApiKeysRepository,
+  ApiKeysService,
+  BullJobQueue,
+  createWikiImportHandler,
+  InProcessJobQueue,
+  IngestionService,
+  JobRunner,
+  JobsRepository,
+  OpenApiIngestion,
+  SearchService,
+  SlidingWindowRateLimiter,
+  UrlIngestion,
+  UsageTracker,
+  WikiImports,
+  type Embedder,
+  type JobQueue,
+  type Logger,
+} from '@kb/core';
 import type { Database } from '@kb/db';
 import type { Redis } from 'ioredis';
-import { AdminSessions } from './auth/admin-sessions.ts';
-import type { Embedder } from './embeddings/types.ts';
-import { IngestionService } from './ingestion/ingestion.service.ts';
-import { OpenApiIngestion } from './openapi/openapi-ingestion.ts';
-import { UrlIngestion } from './ingestion/url-ingestion.ts';
-import { SearchService } from './search/search.service.ts';
-import { ApiKeysRepository } from './keys/keys.repository.ts';
-import { ApiKeysService } from './keys/keys.service.ts';
-import { UsageTracker } from './keys/usage-tracker.ts';
-import type { Logger } from './logger.ts';
-import { BullJobQueue } from './jobs/bullmq.ts';
-import { InProcessJobQueue } from './jobs/in-process-queue.ts';
-import { JobRunner } from './jobs/job-runner.ts';
-import { JobsRepository } from './jobs/jobs.repository.ts';
-import type { JobQueue } from './jobs/queue.ts';
-import { WikiImports } from './wiki/wiki-imports.ts';
-import { createWikiImportHandler } from './wiki/wiki-import.ts';
-import { SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
 
-/** Everything the API layer calls, built once per process from the configuration. */
-export interface Services {
+/**
+ * The composition root's product: what the API calls (ApiServices), and what the server and the
+ * worker themselves use, built once per process from the configuration.
+ */
+export interface Services extends ApiServices {
   config: Config;
   database: Database;
   logger: Logger;
   redis: Redis | null;
-  keys: ApiKeysService;
-  usage: UsageTracker;
-  rateLimiter: SlidingWindowRateLimiter;
-  sessions: AdminSessions;
   embedder: Embedder;
-  ingestion: IngestionService;
-  urlIngestion: UrlIngestion;
-  openApiIngestion: OpenApiIngestion;
-  search: SearchService;
   jobs: {
     repository: JobsRepository;
     runner: JobRunner;
     /** In-process in embedded mode (no REDIS_URL), BullMQ otherwise. */
     queue: JobQueue;
   };
-  wikiImports: WikiImports;
   /** Starts background work: in embedded mode, runs jobs left unfinished by an earlier process. */
   start(): Promise<void>;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */

@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthLevel, RequestContext } from '@kb/api';
+import { AppError } from '@kb/core';
+import { isJsonMediaType, mediaType, parseJsonBody, readBody } from './body.ts';
+
+/**
+ * What a route reads of the request before its handler runs:
+ * - `none`: nothing (the handler or the adapter it calls reads what it needs);
+ * - `json`: for POST, PUT and PATCH, a JSON body up to the JSON limit (415 for another media
+ *   type, 400 for malformed or too deeply nested JSON, 413 over the limit), parsed into `req.body`;
+ * - `raw`: the body's bytes, up to `maxBytes`, in one of `mediaTypes` (415 otherwise, before any is read).
+ */
+export type RouteBody =
+  | 'none'
+  | 'json'
+  | { raw: { maxBytes: number; mediaTypes: ReadonlySet<string>; refusal(type: string | undefined): string } };
+
+export type KbRequest = IncomingMessage & { body?: unknown };
+
+export interface RouteRequest {
+  req: KbRequest;
+  res: ServerResponse;
+  url: URL;
+  /** The request's path, percent-encoded unreserved characters decoded. */
+  pathname: string;
+  /** A `raw` route's body and its media type. */
+  raw?: { body: Buffer; mediaType: string };
+  /** An authenticated route's request context (its caller identified and admitted). */
+  context?: RequestContext;
+}
+
+export interface Route {
+  /** Methods the route answers (every method when absent); a route that answers GET answers HEAD. */
+  methods?: readonly string[];
+  /** The path it answers exactly ... */
+  path?: string;
+  /** ... and/or every path that starts with this. */
+  prefix?: string;
+  body: RouteBody;
+  /**
+   * Who may call it, checked after the body is read, as procedures check it (401, 403, 429 in the
+   * service's error body). Absent: the route is public or checks for itself (the tRPC adapters).
+   */
+  auth?: Exclude<AuthLevel, 'public'>;
+  handle(request: RouteRequest): Promise<void> | void;
+}
+
+/** The first route that answers this method and path: the table's order decides. */
+export function findRoute(routes: readonly Route[], method: string, pathname: string): Route | undefined {
+  return routes.find(
+    (route) =>
+      (route.path === pathname || (route.prefix !== undefined && pathname.startsWith(route.prefix))) &&
+      (!route.methods || route.methods.includes(method) || (method === 'HEAD' && route.methods.includes('GET'))),
+  );
+}
+
+/** What serving a route needs of the host. */
+export interface RouteHost {
+  /** Largest JSON body (`json` routes). */
+  maxJsonBytes: number;
+  /** The request context of an authenticated route ... */
+  context(req: KbRequest): RequestContext;
+  /** ... and the access check it goes through. */
+  authorize(context: RequestContext, level: Exclude<AuthLevel, 'public'>): Promise<unknown>;
+}
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/** Reads what the route says of the body, checks access if it says so, then runs its handler. */
+export async function serveRoute(route: Route, request: RouteRequest, host: RouteHost): Promise<void> {
+  const { req, res } = request;
+  if (route.body === 'json' && METHODS_WITH_BODY.has(req.method ?? '')) {
+    const type = mediaType(req);
+    const body = await readBody(req, host.maxJsonBytes);
+    if (body.length > 0 && !isJsonMediaType(type)) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', type ? `Unsupported content type "${type}": send application/json` : 'Missing Content-Type: send application/json');
+    }
+    req.body = parseJsonBody(body);
+    // An adapter checks the header before it looks at the parsed body.
+    req.headers['content-type'] = 'application/json';
+  } else if (typeof route.body === 'object') {
+    const { maxBytes, mediaTypes, refusal } = route.body.raw;
+    const type = mediaType(req);
+    if (!type || !mediaTypes.has(type)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', refusal(type));
+    request.raw = { body: await readBody(req, maxBytes), mediaType: type };
+  }
+  if (route.auth) {
+    const context = host.context(req);
+    try {
+      await host.authorize(context, route.auth);
+    } finally {
+      // Rate-limit headers go out with the answer, success or refusal.
+      for (const [name, value] of Object.entries(context.responseHeaders)) res.setHeader(name, value);
+    }
+    request.context = context;
+  }
+  await route.handle(request);
+}
