@@ -7,7 +7,7 @@ import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, mediaType, parseJsonBody, readBody } from './body.ts';
-import { sendError, sendJson } from './http-errors.ts';
+import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
 
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
@@ -28,6 +28,19 @@ function decodeUnreserved(path: string): string {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
     return /[A-Za-z0-9\-._~]/.test(char) ? char : escape;
   });
+}
+
+/**
+ * Query parameters a body-taking route does not read are refused, as unknown body fields are:
+ * trpc-to-openapi reads the input of POST, PUT and PATCH from the body alone, so `?topK=2` would
+ * be dropped without a word.
+ */
+function refuseQueryParameters(url: URL, allowed: readonly string[]): void {
+  const unknown = [...new Set(url.searchParams.keys())].filter((name) => !allowed.includes(name));
+  if (unknown.length === 0) return;
+  const names = unknown.slice(0, 10).map((name) => JSON.stringify(name.slice(0, 100))).join(', ');
+  const takes = allowed.length === 0 ? 'its input goes in the JSON body' : `it takes only ${allowed.map((name) => `"${name}"`).join(', ')}`;
+  throw new AppError('BAD_REQUEST', `Unknown query parameter${unknown.length === 1 ? '' : 's'} ${names}: ${takes}`);
 }
 
 /** An error in tRPC's envelope, for failures found before the tRPC adapter runs. */
@@ -163,11 +176,13 @@ export function createHttpApp(services: Services): HttpApp {
       if (!format) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the spec as application/json or application/yaml${type ? `, not ${type}` : ''}`);
       }
+      refuseQueryParameters(url, ['namespace']);
       const body = await readBody(req, config.limits.maxSpecBytes);
       const namespace = url.searchParams.get('namespace');
       req.body = { spec: body.toString('utf8'), format, ...(namespace === null ? {} : { namespace }) };
       req.headers['content-type'] = 'application/json';
     } else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
+      refuseQueryParameters(url, []);
       const type = mediaType(req);
       const body = await readBody(req, config.limits.maxBodyBytes);
       if (body.length > 0 && !isJsonMediaType(type)) {
@@ -180,6 +195,7 @@ export function createHttpApp(services: Services): HttpApp {
     // HEAD is GET without the body (the response, made for a HEAD request, sends none).
     if (req.method === 'HEAD') req.method = 'GET';
     req.url = (pathname.slice(API_BASE_PATH.length) || '/') + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
+    describeInvalidInput(res);
     await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
   }
 

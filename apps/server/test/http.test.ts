@@ -83,15 +83,89 @@ describe('HTTP surface', () => {
     }
     const query = await fetch(`${service.url}/trpc/keys.list?input=${encodeURIComponent(deep(100))}`, { headers: { authorization: `Bearer ${admin}` } });
     expect(query.status).toBe(400);
+    // 64 levels is within the limit: the request reaches its procedure and its own validation,
+    // which refuses the unknown field.
     const shallow = await fetch(`${service.url}/trpc/keys.create`, {
       method: 'POST',
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
       body: `{"label":"x","x":${deep(60)}}`,
     });
-    expect(shallow.status).toBe(201);
-    // 64 levels is within the limit: the request reaches its procedure (and its own validation).
+    expect(shallow.status).toBe(400);
+    expect(JSON.parse((await json(shallow)).error.message)).toEqual([expect.objectContaining({ code: 'unrecognized_keys', keys: ['x'] })]);
     const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: `{"label":"x","x":${deep(63)}}` });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(400);
+    expect((await json(res)).message).toBe('Input validation failed: unknown field "x"');
+  });
+
+  it('refuses unknown fields with 400 naming them, on every route, REST and tRPC alike', async () => {
+    const { id } = await service.createKey({ label: 'to revoke' });
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', '/api/v1/search', { query: 'q', topk: 2 }, 'Input validation failed: unknown field "topk"'],
+      ['POST', '/api/v1/keys', { label: 'x', admn: true }, 'Input validation failed: unknown field "admn"'],
+      ['POST', '/api/v1/ingest/md', { title: 't', content: 'c', namespace: 'user_docs', tags: ['a'], Slug: 's' }, 'Input validation failed: unknown fields "tags", "Slug"'],
+      ['POST', '/api/v1/ingest/url', { url: 'http://example.com', namespace: 'user_docs', depth: 2 }, 'Input validation failed: unknown field "depth"'],
+      ['POST', '/api/v1/ingest/wiki', { spaceKey: 'ENG', namespace: 'wiki', since: 'yesterday' }, 'Input validation failed: unknown field "since"'],
+      ['POST', '/api/v1/auth/login', { password: 'x', username: 'admin' }, 'Input validation failed: unknown field "username"'],
+      ['POST', '/api/v1/auth/logout', { everywhere: true }, 'Input validation failed: unknown field "everywhere"'],
+    ];
+    for (const [method, path, body, message] of cases) {
+      const res = await service.api(path, { method, key: admin, json: body });
+      expect(res.status, path).toBe(400);
+      const error = await json(res);
+      expectErrorBody(error, 'BAD_REQUEST');
+      expect(error.message, path).toBe(message);
+      expect(error.issues, path).toEqual([expect.objectContaining({ code: 'unrecognized_keys', path: [], message: expect.stringMatching(/^Unrecognized keys?: "/) })]);
+    }
+    // The example from the field: a misspelt option and a field of another route, with the query missing.
+    const mixed = await service.api('/api/v1/search', { method: 'POST', key: admin, json: { topk: 2, namespace: 'user_docs' } });
+    expect(mixed.status).toBe(400);
+    const mixedError = await json(mixed);
+    expect(mixedError.message).toMatch(/^Input validation failed: .*unknown fields "topk", "namespace"/);
+    expect(mixedError.message).toMatch(/query: /);
+    expect(mixedError.issues).toContainEqual({ code: 'unrecognized_keys', keys: ['topk', 'namespace'], path: [], message: 'Unrecognized keys: "topk", "namespace"' });
+
+    // tRPC: the same schemas, in tRPC's envelope (its message lists the issues).
+    const trpcCases: Array<[string, RequestInit]> = [
+      ['/trpc/search', { method: 'POST', body: JSON.stringify({ query: 'q', topk: 2 }) }],
+      ['/trpc/keys.create', { method: 'POST', body: JSON.stringify({ label: 'x', admn: true }) }],
+      [`/trpc/keys.list?input=${encodeURIComponent(JSON.stringify({ limit: 5 }))}`, { method: 'GET' }],
+    ];
+    for (const [path, init] of trpcCases) {
+      const res = await fetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' } });
+      expect(res.status, path).toBe(400);
+      const { error } = await json(res);
+      expect(error.code, path).toBe(-32600);
+      expect(JSON.parse(error.message), path).toEqual([expect.objectContaining({ code: 'unrecognized_keys', keys: [expect.stringMatching(/^(topk|admn|limit)$/)] })]);
+    }
+    const listed = await fetch(`${service.url}/trpc/keys.list`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(listed.status).toBe(200);
+
+    // Path parameters the REST adapter adds are not unknown fields.
+    const revoked = await service.api(`/api/v1/keys/${id}`, { method: 'DELETE', key: admin });
+    expect(revoked.status).toBe(200);
+    expect(await json(revoked)).toEqual({ revoked: true, id });
+  });
+
+  it('refuses query parameters a route does not take with 400 naming them', async () => {
+    const { id } = await service.createKey({ label: 'kept' });
+    const cases: Array<[string, string, string]> = [
+      ['GET', '/api/v1/keys?limit=5', 'Input validation failed: unknown field "limit"'],
+      ['GET', '/api/v1/ingest/jobs?status=failed&limit=2', 'Input validation failed: unknown fields "status", "limit"'],
+      ['DELETE', `/api/v1/keys/${id}?force=true`, 'Input validation failed: unknown field "force"'],
+      ['POST', '/api/v1/search?topK=2', 'Unknown query parameter "topK": its input goes in the JSON body'],
+      ['POST', '/api/v1/ingest/openapi?namespace=tech_docs&format=yaml', 'Unknown query parameter "format": it takes only "namespace"'],
+    ];
+    for (const [method, path, message] of cases) {
+      const res = await service.api(path, { method, key: admin, ...(method === 'POST' ? { json: { query: 'q' } } : {}) });
+      expect(res.status, path).toBe(400);
+      const error = await json(res);
+      expectErrorBody(error, 'BAD_REQUEST');
+      expect(error.message, path).toBe(message);
+    }
+    expect((await service.api('/api/v1/keys?limit=5', { method: 'HEAD', key: admin })).status).toBe(400);
+    // The key was not revoked by the refused request; without the parameter it is.
+    expect((await service.api(`/api/v1/keys/${id}`, { method: 'DELETE', key: admin })).status).toBe(200);
+    expect((await service.api('/api/v1/keys', { key: admin })).status).toBe(200);
   });
 
   it('refuses metadata nested more than 32 levels with 400 naming the field, on REST and tRPC alike', async () => {

@@ -21,7 +21,7 @@ export const ingestUrl = procedure
     },
   })
   .input(
-    z.object({
+    z.strictObject({
       url: z.string().trim().min(1, 'url must not be empty').max(8192),
       namespace: namespaceSchema,
       title: z.string().trim().min(1, 'title must not be empty').max(1000).optional().meta({ description: "Defaults to the page's own title" }),
