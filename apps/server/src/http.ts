@@ -6,7 +6,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, mediaType, parseJsonBody, readBody } from './body.ts';
+import { isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, mediaType, parseJsonBody, readBody, withholdContinue } from './body.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
 
 const requestMeta = Symbol('kb.request');
@@ -154,7 +154,8 @@ export function createHttpApp(services: Services): HttpApp {
         input = (await readBody(req, config.limits.maxBodyBytes)).toString('utf8');
       } catch (error) {
         if (!isAppError(error) || error.code !== 'PAYLOAD_TOO_LARGE') throw error;
-        res.setHeader('Connection', 'close');
+        // Unless the whole body was read, the client is still sending: the connection cannot be reused.
+        if (!req.complete) res.setHeader('Connection', 'close');
         sendTrpcError(res, 'PAYLOAD_TOO_LARGE', error.message);
         req.resume();
         return;
@@ -177,14 +178,14 @@ export function createHttpApp(services: Services): HttpApp {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the spec as application/json or application/yaml${type ? `, not ${type}` : ''}`);
       }
       refuseQueryParameters(url, ['namespace']);
-      const body = await readBody(req, config.limits.maxSpecBytes);
+      const body = await readBody(req, bodyLimit(req.method, pathname));
       const namespace = url.searchParams.get('namespace');
       req.body = { spec: body.toString('utf8'), format, ...(namespace === null ? {} : { namespace }) };
       req.headers['content-type'] = 'application/json';
     } else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
       refuseQueryParameters(url, []);
       const type = mediaType(req);
-      const body = await readBody(req, config.limits.maxBodyBytes);
+      const body = await readBody(req, bodyLimit(req.method, pathname));
       if (body.length > 0 && !isJsonMediaType(type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', type ? `Unsupported content type "${type}": send application/json` : 'Missing Content-Type: send application/json');
       }
@@ -197,6 +198,11 @@ export function createHttpApp(services: Services): HttpApp {
     req.url = (pathname.slice(API_BASE_PATH.length) || '/') + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
     describeInvalidInput(res);
     await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
+  }
+
+  /** The largest request body a route reads: the raw spec of POST /ingest/openapi has its own limit. */
+  function bodyLimit(method: string | undefined, pathname: string): number {
+    return method === 'POST' && pathname === OPENAPI_INGEST_PATH ? config.limits.maxSpecBytes : config.limits.maxBodyBytes;
   }
 
   async function handle(req: KbRequest, res: ServerResponse): Promise<void> {
@@ -264,7 +270,7 @@ export function createHttpApp(services: Services): HttpApp {
     });
     handle(req, res).catch((error: unknown) => {
       if (isAppError(error)) {
-        if (error.code === 'PAYLOAD_TOO_LARGE') res.setHeader('Connection', 'close');
+        if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
         sendError(res, error.code, error.message, error.headers);
         if (error.code === 'PAYLOAD_TOO_LARGE') req.resume();
         return;
@@ -278,6 +284,21 @@ export function createHttpApp(services: Services): HttpApp {
       log.error({ err: error }, 'unhandled request failure');
       sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
     });
+  });
+
+  // A client that asks before sending its body is told to go on only if the body is within the
+  // route's limit; otherwise its request is answered (413) without the body ever being sent.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers['content-length']);
+    const pathname = decodeUnreserved(new URL(req.url ?? '/', 'http://localhost').pathname);
+    if (Number.isFinite(declared) && declared > bodyLimit(req.method, pathname)) {
+      withholdContinue(req);
+      // The connection holds a body that will not come: it cannot carry another request.
+      res.setHeader('Connection', 'close');
+    } else {
+      res.writeContinue();
+    }
+    server.emit('request', req, res);
   });
 
   // An Expect header other than 100-continue: Node would answer an empty 417.
