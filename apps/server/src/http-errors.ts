@@ -39,11 +39,12 @@ interface InputIssue {
 const ISSUES_IN_MESSAGE = 5;
 
 /** Invalid-input issues (zod's) as one line: unknown fields by name, other problems by field path. */
-export function describeIssues(issues: readonly InputIssue[]): string {
+function describeIssues(issues: readonly InputIssue[]): string {
   const parts = issues.slice(0, ISSUES_IN_MESSAGE).map((issue) => {
     const where = (issue.path ?? []).join('.');
     if (issue.code === 'unrecognized_keys' && Array.isArray(issue.keys)) {
-      const names = issue.keys.map((key) => JSON.stringify(key)).join(', ');
+      // Names are the caller's: shortened, and a long list cut, so the message stays a line.
+      const names = issue.keys.slice(0, 10).map((key) => JSON.stringify(key.slice(0, 100))).join(', ') + (issue.keys.length > 10 ? ', …' : '');
       return `unknown field${issue.keys.length === 1 ? '' : 's'} ${names}${where ? ` in "${where}"` : ''}`;
     }
     return where ? `${where}: ${issue.message ?? 'invalid'}` : (issue.message ?? 'invalid');

@@ -126,6 +126,11 @@ describe('HTTP surface', () => {
     expect(mixedError.message).toMatch(/query: /);
     expect(mixedError.issues).toContainEqual({ code: 'unrecognized_keys', keys: ['topk', 'namespace'], path: [], message: 'Unrecognized keys: "topk", "namespace"' });
 
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`${'k'.repeat(200)}${i}`, i]));
+    const manyError = await json(await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'q', ...many } }));
+    expect(manyError.message).toBe(`Input validation failed: unknown fields ${Array(10).fill(`"${'k'.repeat(100)}"`).join(', ')}, …`);
+    expect(manyError.issues[0].keys).toHaveLength(12);
+
     // tRPC: the same schemas, in tRPC's envelope (its message lists the issues).
     const trpcCases: Array<[string, RequestInit]> = [
       ['/trpc/search', { method: 'POST', body: JSON.stringify({ query: 'q', topk: 2 }) }],
