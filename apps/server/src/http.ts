@@ -6,9 +6,9 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { jsonDepth, MAX_JSON_DEPTH, readBody } from './body.ts';
-import { sendError, sendJson } from './http-errors.ts';
-import { findRoute, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
+import { jsonDepth, MAX_JSON_DEPTH, readBody, withholdContinue } from './body.ts';
+import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
+import { bodyLimit, findRoute, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
 
 const requestMeta = Symbol('kb.request');
@@ -143,7 +143,8 @@ export function createHttpApp(services: Services): HttpApp {
         input = (await readBody(req, config.limits.maxBodyBytes)).toString('utf8');
       } catch (error) {
         if (!isAppError(error) || error.code !== 'PAYLOAD_TOO_LARGE') throw error;
-        res.setHeader('Connection', 'close');
+        // Unless the whole body was read, the client is still sending: the connection cannot be reused.
+        if (!req.complete) res.setHeader('Connection', 'close');
         sendTrpcError(res, 'PAYLOAD_TOO_LARGE', error.message);
         req.resume();
         return;
@@ -162,6 +163,7 @@ export function createHttpApp(services: Services): HttpApp {
     // HEAD is GET without the body (the response, made for a HEAD request, sends none).
     if (req.method === 'HEAD') req.method = 'GET';
     req.url = (pathname.slice(API_BASE_PATH.length) || '/') + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
+    describeInvalidInput(res);
     await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
   }
 
@@ -220,6 +222,7 @@ export function createHttpApp(services: Services): HttpApp {
       // gets { spec, format, namespace } (namespace from the query string).
       methods: ['POST'],
       path: OPENAPI_INGEST_PATH,
+      query: ['namespace'],
       body: {
         raw: {
           maxBytes: config.limits.maxSpecBytes,
@@ -269,7 +272,7 @@ export function createHttpApp(services: Services): HttpApp {
     });
     handle(req, res).catch((error: unknown) => {
       if (isAppError(error)) {
-        if (error.code === 'PAYLOAD_TOO_LARGE') res.setHeader('Connection', 'close');
+        if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
         sendError(res, error.code, error.message, error.headers);
         if (error.code === 'PAYLOAD_TOO_LARGE') req.resume();
         return;
@@ -283,6 +286,22 @@ export function createHttpApp(services: Services): HttpApp {
       log.error({ err: error }, 'unhandled request failure');
       sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
     });
+  });
+
+  // A client that asks before sending its body is told to go on only if the body is within the
+  // route's limit; otherwise its request is answered (413) without the body ever being sent.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers['content-length']);
+    const pathname = decodeUnreserved(new URL(req.url ?? '/', 'http://localhost').pathname);
+    const route = findRoute(routes, req.method ?? 'GET', pathname);
+    if (route && Number.isFinite(declared) && declared > bodyLimit(route, routeHost)) {
+      withholdContinue(req);
+      // The connection holds a body that will not come: it cannot carry another request.
+      res.setHeader('Connection', 'close');
+    } else {
+      res.writeContinue();
+    }
+    server.emit('request', req, res);
   });
 
   // An Expect header other than 100-continue: Node would answer an empty 417.

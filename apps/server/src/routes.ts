@@ -38,6 +38,12 @@ export interface Route {
   prefix?: string;
   body: RouteBody;
   /**
+   * Query parameters a body-taking route reads (none when absent); others are refused, as unknown
+   * body fields are: trpc-to-openapi reads the input of POST, PUT and PATCH from the body alone, so
+   * `?topK=2` would be dropped without a word.
+   */
+  query?: readonly string[];
+  /**
    * Who may call it, checked after the body is read, as procedures check it (401, 403, 429 in the
    * service's error body). Absent: the route is public or checks for itself (the tRPC adapters).
    */
@@ -66,9 +72,23 @@ export interface RouteHost {
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
+/** The largest body the route takes: its raw limit, else the JSON limit (which /trpc reads too). */
+export function bodyLimit(route: Route, host: Pick<RouteHost, 'maxJsonBytes'>): number {
+  return typeof route.body === 'object' ? route.body.raw.maxBytes : host.maxJsonBytes;
+}
+
+function refuseQueryParameters(url: URL, allowed: readonly string[]): void {
+  const unknown = [...new Set(url.searchParams.keys())].filter((name) => !allowed.includes(name));
+  if (unknown.length === 0) return;
+  const names = unknown.slice(0, 10).map((name) => JSON.stringify(name.slice(0, 100))).join(', ');
+  const takes = allowed.length === 0 ? 'its input goes in the JSON body' : `it takes only ${allowed.map((name) => `"${name}"`).join(', ')}`;
+  throw new AppError('BAD_REQUEST', `Unknown query parameter${unknown.length === 1 ? '' : 's'} ${names}: ${takes}`);
+}
+
 /** Reads what the route says of the body, checks access if it says so, then runs its handler. */
 export async function serveRoute(route: Route, request: RouteRequest, host: RouteHost): Promise<void> {
   const { req, res } = request;
+  if (route.body !== 'none' && METHODS_WITH_BODY.has(req.method ?? '')) refuseQueryParameters(request.url, route.query ?? []);
   if (route.body === 'json' && METHODS_WITH_BODY.has(req.method ?? '')) {
     const type = mediaType(req);
     const body = await readBody(req, host.maxJsonBytes);

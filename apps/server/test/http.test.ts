@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@kb/core';
 import { startTestService, type TestService, json } from './helpers.ts';
@@ -83,15 +85,94 @@ describe('HTTP surface', () => {
     }
     const query = await fetch(`${service.url}/trpc/keys.list?input=${encodeURIComponent(deep(100))}`, { headers: { authorization: `Bearer ${admin}` } });
     expect(query.status).toBe(400);
+    // 64 levels is within the limit: the request reaches its procedure and its own validation,
+    // which refuses the unknown field.
     const shallow = await fetch(`${service.url}/trpc/keys.create`, {
       method: 'POST',
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
       body: `{"label":"x","x":${deep(60)}}`,
     });
-    expect(shallow.status).toBe(201);
-    // 64 levels is within the limit: the request reaches its procedure (and its own validation).
+    expect(shallow.status).toBe(400);
+    expect(JSON.parse((await json(shallow)).error.message)).toEqual([expect.objectContaining({ code: 'unrecognized_keys', keys: ['x'] })]);
     const res = await service.api('/api/v1/keys', { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: `{"label":"x","x":${deep(63)}}` });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(400);
+    expect((await json(res)).message).toBe('Input validation failed: unknown field "x"');
+  });
+
+  it('refuses unknown fields with 400 naming them, on every route, REST and tRPC alike', async () => {
+    const { id } = await service.createKey({ label: 'to revoke' });
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', '/api/v1/search', { query: 'q', topk: 2 }, 'Input validation failed: unknown field "topk"'],
+      ['POST', '/api/v1/keys', { label: 'x', admn: true }, 'Input validation failed: unknown field "admn"'],
+      ['POST', '/api/v1/ingest/md', { title: 't', content: 'c', namespace: 'user_docs', tags: ['a'], Slug: 's' }, 'Input validation failed: unknown fields "tags", "Slug"'],
+      ['POST', '/api/v1/ingest/url', { url: 'http://example.com', namespace: 'user_docs', depth: 2 }, 'Input validation failed: unknown field "depth"'],
+      ['POST', '/api/v1/ingest/wiki', { spaceKey: 'ENG', namespace: 'wiki', since: 'yesterday' }, 'Input validation failed: unknown field "since"'],
+      ['POST', '/api/v1/auth/login', { password: 'x', username: 'admin' }, 'Input validation failed: unknown field "username"'],
+      ['POST', '/api/v1/auth/logout', { everywhere: true }, 'Input validation failed: unknown field "everywhere"'],
+    ];
+    for (const [method, path, body, message] of cases) {
+      const res = await service.api(path, { method, key: admin, json: body });
+      expect(res.status, path).toBe(400);
+      const error = await json(res);
+      expectErrorBody(error, 'BAD_REQUEST');
+      expect(error.message, path).toBe(message);
+      expect(error.issues, path).toEqual([expect.objectContaining({ code: 'unrecognized_keys', path: [], message: expect.stringMatching(/^Unrecognized keys?: "/) })]);
+    }
+    // The example from the field: a misspelt option and a field of another route, with the query missing.
+    const mixed = await service.api('/api/v1/search', { method: 'POST', key: admin, json: { topk: 2, namespace: 'user_docs' } });
+    expect(mixed.status).toBe(400);
+    const mixedError = await json(mixed);
+    expect(mixedError.message).toMatch(/^Input validation failed: .*unknown fields "topk", "namespace"/);
+    expect(mixedError.message).toMatch(/query: /);
+    expect(mixedError.issues).toContainEqual({ code: 'unrecognized_keys', keys: ['topk', 'namespace'], path: [], message: 'Unrecognized keys: "topk", "namespace"' });
+
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`${'k'.repeat(200)}${i}`, i]));
+    const manyError = await json(await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'q', ...many } }));
+    expect(manyError.message).toBe(`Input validation failed: unknown fields ${Array(10).fill(`"${'k'.repeat(100)}"`).join(', ')}, …`);
+    expect(manyError.issues[0].keys).toHaveLength(12);
+
+    // tRPC: the same schemas, in tRPC's envelope (its message lists the issues).
+    const trpcCases: Array<[string, RequestInit]> = [
+      ['/trpc/search', { method: 'POST', body: JSON.stringify({ query: 'q', topk: 2 }) }],
+      ['/trpc/keys.create', { method: 'POST', body: JSON.stringify({ label: 'x', admn: true }) }],
+      [`/trpc/keys.list?input=${encodeURIComponent(JSON.stringify({ limit: 5 }))}`, { method: 'GET' }],
+    ];
+    for (const [path, init] of trpcCases) {
+      const res = await fetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' } });
+      expect(res.status, path).toBe(400);
+      const { error } = await json(res);
+      expect(error.code, path).toBe(-32600);
+      expect(JSON.parse(error.message), path).toEqual([expect.objectContaining({ code: 'unrecognized_keys', keys: [expect.stringMatching(/^(topk|admn|limit)$/)] })]);
+    }
+    const listed = await fetch(`${service.url}/trpc/keys.list`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(listed.status).toBe(200);
+
+    // Path parameters the REST adapter adds are not unknown fields.
+    const revoked = await service.api(`/api/v1/keys/${id}`, { method: 'DELETE', key: admin });
+    expect(revoked.status).toBe(200);
+    expect(await json(revoked)).toEqual({ revoked: true, id });
+  });
+
+  it('refuses query parameters a route does not take with 400 naming them', async () => {
+    const { id } = await service.createKey({ label: 'kept' });
+    const cases: Array<[string, string, string]> = [
+      ['GET', '/api/v1/keys?limit=5', 'Input validation failed: unknown field "limit"'],
+      ['GET', '/api/v1/ingest/jobs?status=failed&limit=2', 'Input validation failed: unknown fields "status", "limit"'],
+      ['DELETE', `/api/v1/keys/${id}?force=true`, 'Input validation failed: unknown field "force"'],
+      ['POST', '/api/v1/search?topK=2', 'Unknown query parameter "topK": its input goes in the JSON body'],
+      ['POST', '/api/v1/ingest/openapi?namespace=tech_docs&format=yaml', 'Unknown query parameter "format": it takes only "namespace"'],
+    ];
+    for (const [method, path, message] of cases) {
+      const res = await service.api(path, { method, key: admin, ...(method === 'POST' ? { json: { query: 'q' } } : {}) });
+      expect(res.status, path).toBe(400);
+      const error = await json(res);
+      expectErrorBody(error, 'BAD_REQUEST');
+      expect(error.message, path).toBe(message);
+    }
+    expect((await service.api('/api/v1/keys?limit=5', { method: 'HEAD', key: admin })).status).toBe(400);
+    // The key was not revoked by the refused request; without the parameter it is.
+    expect((await service.api(`/api/v1/keys/${id}`, { method: 'DELETE', key: admin })).status).toBe(200);
+    expect((await service.api('/api/v1/keys', { key: admin })).status).toBe(200);
   });
 
   it('refuses metadata nested more than 32 levels with 400 naming the field, on REST and tRPC alike', async () => {
@@ -191,6 +272,70 @@ describe('HTTP surface', () => {
     });
     expect(streamed.status).toBe(413);
     expectErrorBody(JSON.parse(streamed.body), 'PAYLOAD_TOO_LARGE');
+  });
+
+  it("lets Node's fetch read the 413 of a 60 MB body, on REST, tRPC and the spec route, every time", async () => {
+    // The client runs in its own process, as a real one does: whether it reads the answer, or
+    // fails with EPIPE, depends on the timing of its writes against the server's close.
+    const client = `
+      const [url, key] = process.argv.slice(1);
+      const body = Buffer.alloc(60 * 1024 * 1024, 'a');
+      const results = [];
+      for (const path of ['/api/v1/ingest/md', '/trpc/ingest.markdown', '/api/v1/ingest/openapi']) {
+        for (let i = 0; i < 5; i++) {
+          try {
+            const res = await fetch(url + path, { method: 'POST', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' }, body });
+            results.push({ path, status: res.status, body: await res.json() });
+          } catch (error) {
+            results.push({ path, error: error.message + ': ' + (error.cause?.code ?? error.cause?.message ?? '') });
+          }
+        }
+      }
+      console.log(JSON.stringify(results));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', client, service.url, admin], { maxBuffer: 1024 * 1024 });
+    const results = JSON.parse(stdout) as Array<{ path: string; status?: number; body?: unknown; error?: string }>;
+    expect(results).toHaveLength(15);
+    for (const result of results) {
+      const limit = result.path === '/api/v1/ingest/openapi' ? 25 * 1024 * 1024 : 10 * 1024 * 1024;
+      const message = `Request body is larger than the limit of ${limit} bytes`;
+      expect(result, result.path).toEqual({
+        path: result.path,
+        status: 413,
+        body: result.path.startsWith('/trpc/') ? { error: { message, code: -32013 } } : { message, code: 'PAYLOAD_TOO_LARGE' },
+      });
+    }
+  }, 120_000);
+
+  it('answers 413 at once to a body too large to wait for: declared past the bound, or announced with Expect: 100-continue', async () => {
+    const exchange = (head: string, waitForClose = true) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(service.port, '127.0.0.1', () => socket.write(head));
+        let data = '';
+        socket.on('data', (chunk) => {
+          data += chunk;
+          if (!waitForClose && data.includes('\r\n\r\n')) socket.destroy();
+        });
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+      });
+    const head = (path: string, length: number, extra = '') =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
+    // No body is sent: the answer comes without the server waiting for one, and the connection closes.
+    for (const [path, length, extra] of [
+      ['/api/v1/ingest/md', 10 * 1024 * 1024 + 64 * 1024 * 1024 + 1, ''],
+      ['/api/v1/ingest/md', 10 * 1024 * 1024 + 1, 'Expect: 100-continue\r\n'],
+      ['/trpc/ingest.markdown', 10 * 1024 * 1024 + 1, 'Expect: 100-continue\r\n'],
+      ['/api/v1/ingest/openapi', 25 * 1024 * 1024 + 1, 'Expect: 100-continue\r\n'],
+    ] as const) {
+      const response = await exchange(head(path, length, extra));
+      expect(response, path).toMatch(/^HTTP\/1\.1 413 /);
+      expect(response, path).not.toContain('100 Continue');
+      expect(response, path).toMatch(/\r\nConnection: close\r\n/i);
+      expect(response, path).toContain('larger than the limit');
+    }
+    // Within the limit, the client is told to go on.
+    const within = await exchange(head('/api/v1/ingest/openapi', 11 * 1024 * 1024, 'Expect: 100-continue\r\n'), false);
+    expect(within).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
   });
 
   it('answers malformed HTTP with a JSON 400', async () => {

@@ -28,6 +28,14 @@ function startSite(): Promise<{ server: Server; base: string; hits: () => number
     } else if (req.url === '/file.pdf') {
       res.writeHead(200, { 'content-type': 'application/pdf' });
       res.end('%PDF-1.4');
+    } else if (req.url === '/huge') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('x'.repeat(100_000));
+    } else if (req.url === '/loop' || req.url === '/to-ftp') {
+      res.writeHead(302, { location: req.url === '/loop' ? '/loop' : 'ftp://127.0.0.1/file' });
+      res.end();
+    } else if (req.url === '/slow') {
+      // never answers
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
@@ -67,7 +75,9 @@ describe('URL and OpenAPI ingestion', () => {
   let guardedKey: string;
   beforeAll(async () => {
     site = await startSite();
-    open = await startTestService('pglite', { env: { KB_ALLOW_PRIVATE_URLS: 'true' } });
+    open = await startTestService('pglite', {
+      env: { KB_ALLOW_PRIVATE_URLS: 'true', KB_FETCH_TIMEOUT_MS: '1500', KB_MAX_FETCH_BYTES: '65536', KB_MAX_REDIRECTS: '2' },
+    });
     guarded = await startTestService('pglite');
     key = (await open.createKey()).key;
     guardedKey = (await guarded.createKey()).key;
@@ -75,6 +85,7 @@ describe('URL and OpenAPI ingestion', () => {
   afterAll(async () => {
     await open?.close();
     await guarded?.close();
+    site?.server.closeAllConnections();
     site?.server.close();
   });
 
@@ -101,11 +112,20 @@ describe('URL and OpenAPI ingestion', () => {
     expect(found.results[0]).toMatchObject({ documentTitle: 'Release notes', headingPath: 'Release notes' });
   });
 
-  it('answers 422 for pages that cannot be fetched, 400 for malformed URLs', async () => {
-    for (const url of [`${site.base}/missing`, `${site.base}/file.pdf`, 'http://127.0.0.1:9/']) {
+  it('answers 422 saying why a page could not be fetched, 400 for malformed URLs', async () => {
+    const cases: Array<[string, string]> = [
+      [`${site.base}/missing`, 'the server answered 404 Not Found'],
+      [`${site.base}/file.pdf`, 'unsupported content type "application/pdf" (accepted: text/html, application/xhtml+xml, text/markdown, text/plain)'],
+      [`${site.base}/huge`, 'too large: the page is larger than the limit of 65536 bytes'],
+      [`${site.base}/slow`, 'timeout: the page did not arrive within 1.5 s'],
+      [`${site.base}/loop`, 'too many redirects: more than 2'],
+      [`${site.base}/to-ftp`, 'a redirect led to the scheme "ftp:": only http and https URLs are fetched'],
+      ['http://127.0.0.1:9/', 'connection refused: nothing accepts connections at that address and port'],
+    ];
+    for (const [url, why] of cases) {
       const res = await open.api('/api/v1/ingest/url', { method: 'POST', key, json: { url, namespace: 'user_docs' } });
       expect(res.status, url).toBe(422);
-      expect(await json(res)).toEqual({ message: 'The URL could not be fetched', code: 'UNPROCESSABLE_CONTENT' });
+      expect(await json(res)).toEqual({ message: `The URL could not be fetched: ${why}`, code: 'UNPROCESSABLE_CONTENT' });
     }
     for (const url of ['not a url', 'ftp://example.com/file', 'file:///etc/passwd', 'javascript:alert(1)']) {
       const res = await open.api('/api/v1/ingest/url', { method: 'POST', key, json: { url, namespace: 'user_docs' } });
@@ -119,7 +139,12 @@ describe('URL and OpenAPI ingestion', () => {
     for (const url of [`${site.base}/guide`, `http://localhost:${port}/guide`, `http://2130706433:${port}/guide`, `http://[::ffff:127.0.0.1]:${port}/guide`]) {
       const res = await guarded.api('/api/v1/ingest/url', { method: 'POST', key: guardedKey, json: { url, namespace: 'user_docs' } });
       expect(res.status, url).toBe(422);
-      expect((await json(res)).message).toBe('The URL could not be fetched');
+      const { message } = await json(res);
+      expect(message, url).toMatch(
+        /^The URL could not be fetched: address not allowed: ".+" is, or resolves to, a loopback address; only public addresses are fetched unless KB_ALLOW_PRIVATE_URLS=true is set on the server$/,
+      );
+      // A name is reported as the caller wrote it, never with the address it resolved to.
+      if (url.includes('localhost')) expect(message).not.toContain('127.0.0.1');
     }
     expect(site.hits()).toBe(before);
   });

@@ -28,7 +28,6 @@ export {
 export type { Embedder, EmbeddingInputType } from './embeddings/index.ts';
 export { ReindexService, REINDEX_BATCH } from './embeddings/reindex.service.ts';
 export { IngestionService } from './ingestion/ingestion.service.ts';
-export { toVectorLiteral } from './ingestion/documents.repository.ts';
 export type { IngestDocumentInput, IngestResult } from './ingestion/ingestion.service.ts';
 export { SearchService } from './search/search.service.ts';
 export type { SearchInput, SearchMode, SearchResult } from './search/search.service.ts';

@@ -1,5 +1,5 @@
 import type { Database } from '@kb/db';
-import { embeddingText } from '../ingestion/prepare.ts';
+import { embeddingText } from '@kb/content';
 import { ChunkEmbeddingsRepository } from './chunk-embeddings.repository.ts';
 import { readStoreEmbedding, writeStoreEmbedding } from './index.ts';
 import type { Embedder } from './types.ts';

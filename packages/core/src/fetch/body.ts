@@ -56,7 +56,7 @@ function createDecoder(coding: string): Transform {
     case 'br':
       return zlib.createBrotliDecompress();
     default:
-      throw new FetchFailedError('encoding', `Unsupported Content-Encoding: ${coding.slice(0, 40)}`);
+      throw new FetchFailedError('encoding', `Unsupported Content-Encoding: ${coding.slice(0, 40)}`, { subject: coding.slice(0, 40) });
   }
 }
 
@@ -83,7 +83,7 @@ function tooLarge(maxBytes: number): FetchFailedError {
 
 /**
  * The decoded body of `response`. Rejects with 'too-large' as soon as the decoded (or received)
- * byte count passes maxBytes, with 'decode' for corrupt compressed data, with 'network' when the
+ * byte count passes maxBytes, with 'decode' for corrupt compressed data, with 'truncated' when the
  * body ends early, and with the signal's reason when it is aborted. On any failure every stream,
  * and so the socket, is destroyed.
  */
@@ -116,11 +116,11 @@ export function readBody(response: IncomingMessage, decoders: Transform[], optio
     signal.addEventListener('abort', onAbort, { once: true });
 
     response.on('error', (error) =>
-      finish(new FetchFailedError('network', 'The connection failed while reading the body', { cause: error })),
+      finish(new FetchFailedError('truncated', 'The connection failed while reading the body', { cause: error })),
     );
     response.on('close', () => {
       if (!response.complete) {
-        finish(new FetchFailedError('network', 'The connection closed before the body was complete'));
+        finish(new FetchFailedError('truncated', 'The connection closed before the body was complete'));
       }
     });
     for (const decoder of decoders) {

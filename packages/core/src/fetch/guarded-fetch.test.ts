@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultAddressPolicy, guardedFetchWithPolicy, type ResolvedAddress } from './guarded-fetch.ts';
 import {
+  describeFetchFailure,
   FetchFailedError,
   FetchRefusedError,
   guardedFetch,
@@ -579,7 +580,7 @@ describe('guardedFetch: size and encodings', () => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 1000 });
       res.write('only part of it', () => res.socket?.destroy());
     });
-    await failedWith(guardedFetch(server.origin, options()), 'network');
+    await failedWith(guardedFetch(server.origin, options()), 'truncated');
   });
 
   it('fails when nothing listens', async () => {
@@ -654,6 +655,127 @@ describe('guardedFetch: charsets', () => {
     const page = await fetchWith('text/plain; charset=no-such-charset', 'café');
     expect(page.body).toBe('café');
     expect(page.charset).toBe('utf-8');
+  });
+});
+
+describe('describeFetchFailure: what a caller is told', () => {
+  /** The caller's message for a fetch that must fail, checked to leak nothing it should not. */
+  async function told(url: string, opts: GuardedFetchOptions, policy = defaultAddressPolicy): Promise<string> {
+    const error = await failure(guardedFetchWithPolicy(url, opts, policy));
+    expect(error instanceof FetchFailedError || error instanceof FetchRefusedError, String(error)).toBe(true);
+    const message = describeFetchFailure(error as FetchFailedError | FetchRefusedError, opts);
+    expect(message).not.toMatch(/secret|internal data|10\.0\.0\.5|\bat .+:\d+/);
+    return message;
+  }
+
+  it('names the remote status with its reason phrase', async () => {
+    const server = await startServer((req, res) => {
+      res.writeHead(req.url === '/gone' ? 410 : 404, { 'content-type': 'text/html' });
+      res.end('<p>secret body text</p>');
+    });
+    expect(await told(`${server.origin}/missing`, options())).toBe('the server answered 404 Not Found');
+    expect(await told(`${server.origin}/gone`, options())).toBe('the server answered 410 Gone');
+  });
+
+  it('says a page was too large, with the limit', async () => {
+    const server = await startServer((_req, res) => send(res, 'text/plain', 'x'.repeat(5000)));
+    expect(await told(server.origin, options({ maxBytes: 1024 }))).toBe('too large: the page is larger than the limit of 1024 bytes');
+    const big = await startServer((_req, res) => send(res, 'text/plain', 'x', { 'content-length': String(3 * 1024 * 1024) }));
+    expect(await told(big.origin, options({ maxBytes: 2 * 1024 * 1024 }))).toBe(
+      'too large: the page is larger than the limit of 2 MB (2097152 bytes)',
+    );
+  });
+
+  it('names an unsupported content type and the accepted ones', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/pdf') send(res, 'application/pdf', '%PDF-1.7');
+      else send(res, undefined, Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0x01]));
+    });
+    expect(await told(`${server.origin}/pdf`, options())).toBe(
+      'unsupported content type "application/pdf" (accepted: text/html, application/xhtml+xml, text/markdown, text/plain)',
+    );
+    expect(await told(`${server.origin}/binary`, options())).toMatch(/^unsupported content: the page has no usable Content-Type and is not text/);
+  });
+
+  it('says a fetch timed out, with the time allowed', async () => {
+    const server = await startServer(() => {});
+    expect(await told(server.origin, options({ timeoutMs: 300 }))).toBe('timeout: the page did not arrive within 0.3 s');
+  });
+
+  it('counts redirects and names a scheme it will not follow', async () => {
+    const server = await startServer((req, res) => {
+      res.writeHead(302, { location: req.url === '/ftp' ? 'ftp://127.0.0.1/file' : '/loop' });
+      res.end();
+    });
+    expect(await told(`${server.origin}/loop`, options({ maxRedirects: 2 }))).toBe('too many redirects: more than 2');
+    expect(await told(`${server.origin}/ftp`, options())).toBe('a redirect led to the scheme "ftp:": only http and https URLs are fetched');
+  });
+
+  it('says a name was not found, naming it', async () => {
+    const { lookup } = fakeDns({});
+    expect(await told('http://missing.example.test/', options({ lookup }))).toBe(
+      'name not found: "missing.example.test" could not be resolved (DNS)',
+    );
+  });
+
+  it('tells a refused connection from a reset one and from a body cut short', async () => {
+    const closed = await startServer(() => {});
+    const port = closed.port;
+    await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
+    expect(await told(`http://127.0.0.1:${port}/`, options())).toMatch(/^connection refused/);
+
+    const reset = await startServer((req) => req.socket.resetAndDestroy());
+    expect(await told(reset.origin, options())).toBe('connection reset by the server');
+
+    const cut = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 1000 });
+      res.write('only part of it', () => res.socket?.destroy());
+    });
+    expect(await told(cut.origin, options())).toBe('the connection closed before the whole page was received');
+  });
+
+  it('names the certificate problem of a TLS failure', async () => {
+    const server = https.createServer({ key: TEST_KEY, cert: TEST_CERT }, (_req, res) => send(res, 'text/plain', 'secret'));
+    const { port } = await listen(server);
+    const { lookup } = fakeDns({ 'secure.example.test': ['127.0.0.1'] });
+    expect(await told(`https://secure.example.test:${port}/`, options({ lookup }))).toBe(
+      'the TLS handshake or certificate check failed (DEPTH_ZERO_SELF_SIGNED_CERT)',
+    );
+  });
+
+  it('names an unsupported content coding, and says when the compressed body is corrupt', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/compress') send(res, 'text/plain', 'x', { 'content-encoding': 'compress' });
+      else send(res, 'text/plain', Buffer.from('this is not gzip at all'), { 'content-encoding': 'gzip' });
+    });
+    expect(await told(`${server.origin}/compress`, options())).toBe('unsupported Content-Encoding "compress"');
+    expect(await told(`${server.origin}/corrupt`, options())).toBe('the compressed page could not be decompressed');
+  });
+
+  it('refuses an address that is not public naming the setting that allows it, but not the address', async () => {
+    const { lookup } = fakeDns({ 'intranet.example.test': ['10.0.0.5'], 'metadata.example.test': ['169.254.169.254'] });
+    const closed = options({ allowPrivate: false, lookup });
+    expect(await told('http://intranet.example.test/', closed)).toBe(
+      'address not allowed: "intranet.example.test" is, or resolves to, a private address; ' +
+        'only public addresses are fetched unless KB_ALLOW_PRIVATE_URLS=true is set on the server',
+    );
+    expect(await told('http://localhost:1/', closed)).toMatch(/^address not allowed: "localhost" is, or resolves to, a loopback address; .*KB_ALLOW_PRIVATE_URLS/);
+    // Cloud metadata stays refused with the setting on: the message does not offer it.
+    const metadata = await told('http://metadata.example.test/', options({ allowPrivate: true, lookup }));
+    expect(metadata).toBe('address not allowed: "metadata.example.test" is, or resolves to, a cloud metadata address; such addresses are never fetched');
+  });
+
+  it('refuses credentials in the URL without repeating them', async () => {
+    expect(await told('http://user:secret@127.0.0.1:1/', options())).toBe(
+      'the URL, or a redirect, carries a user name or password (user:password@), which is not sent',
+    );
+  });
+
+  it('says a cancelled fetch was cancelled', async () => {
+    const server = await startServer(() => {});
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    expect(await told(server.origin, options({ signal: controller.signal }))).toBe('the fetch was cancelled');
   });
 });
 

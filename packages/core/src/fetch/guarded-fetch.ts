@@ -100,7 +100,7 @@ function parseRequestUrl(input: string): URL {
 
 function checkUrl(url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new FetchRefusedError('scheme', `Refused a redirect to the scheme ${url.protocol.slice(0, 20)}`);
+    throw new FetchRefusedError('scheme', `Refused a redirect to the scheme ${url.protocol.slice(0, 20)}`, { subject: url.protocol.slice(0, 20) });
   }
   if (url.username !== '' || url.password !== '') {
     throw new FetchRefusedError('credentials', `Refused a URL with credentials for ${url.hostname}`);
@@ -139,7 +139,7 @@ async function resolveTarget(
   } else {
     // A trailing dot names the same host (localhost. is localhost); resolve, connect and send without it.
     hostname = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-    if (hostname === '' || hostname.endsWith('.')) throw new FetchFailedError('dns', 'The URL has an empty host name');
+    if (hostname === '' || hostname.endsWith('.')) throw new FetchFailedError('dns', 'The URL has an empty host name', { subject: url.hostname });
     if (isLocalhostName(hostname)) {
       // RFC 6761: localhost names are loopback whatever a resolver says.
       resolved = LOCALHOST_ADDRESSES;
@@ -149,20 +149,20 @@ async function resolveTarget(
         resolved = await untilAborted(lookup(hostname), signal);
       } catch (error) {
         if (signal.aborted) throw signal.reason;
-        throw new FetchFailedError('dns', `Could not resolve ${hostname}`, { cause: error });
+        throw new FetchFailedError('dns', `Could not resolve ${hostname}`, { cause: error, subject: hostname });
       }
-      if (resolved.length === 0) throw new FetchFailedError('dns', `${hostname} has no addresses`);
+      if (resolved.length === 0) throw new FetchFailedError('dns', `${hostname} has no addresses`, { subject: hostname });
     }
   }
 
   const addresses: ResolvedAddress[] = [];
   for (const entry of resolved) {
     const address = parseHostAddress(entry.address);
-    if (address === null) throw new FetchFailedError('dns', `The resolver returned a malformed address for ${hostname}`);
+    if (address === null) throw new FetchFailedError('dns', `The resolver returned a malformed address for ${hostname}`, { subject: hostname });
     const addressClass = classifyAddress(address);
     if (!policy({ hostname, address, addressClass, allowPrivate: options.allowPrivate })) {
       const what = literal !== null ? `the ${addressClass} address ${address}` : `${hostname}: it resolves to ${address} (${addressClass})`;
-      throw new FetchRefusedError('address', `Refused to fetch from ${what}`, { addressClass });
+      throw new FetchRefusedError('address', `Refused to fetch from ${what}`, { addressClass, subject: hostname });
     }
     if (!addresses.some((a) => a.address === address)) addresses.push({ address, family: addressFamily(address) });
   }
@@ -290,7 +290,9 @@ async function readPage(
   const header = response.headers['content-type'];
   let contentType: ContentType | null = parseContentType(header);
   if (contentType && !isAccepted(contentType.mediaType, options.accept)) {
-    throw new FetchFailedError('content-type', `Unaccepted content type ${contentType.mediaType.slice(0, 100)}`);
+    throw new FetchFailedError('content-type', `Unaccepted content type ${contentType.mediaType.slice(0, 100)}`, {
+      subject: contentType.mediaType.slice(0, 100),
+    });
   }
   if (!contentType && header !== undefined && header.trim() !== '') {
     throw new FetchFailedError('content-type', 'Malformed Content-Type header');

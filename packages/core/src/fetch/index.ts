@@ -1,7 +1,7 @@
 export { classifyAddress, parseHostAddress } from './address.ts';
 export type { AddressClass } from './address.ts';
-export { FetchFailedError, FetchRefusedError, InvalidUrlError } from './errors.ts';
-export type { FetchFailedReason, FetchRefusedReason } from './errors.ts';
+export { describeFetchFailure, FetchFailedError, FetchRefusedError, InvalidUrlError } from './errors.ts';
+export type { FetchFailedReason, FetchLimits, FetchRefusedReason } from './errors.ts';
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_REDIRECTS,

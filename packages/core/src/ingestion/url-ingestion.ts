@@ -1,6 +1,13 @@
 import { htmlToMarkdown } from '@kb/content';
 import { AppError } from '../errors.ts';
-import { FetchFailedError, FetchRefusedError, guardedFetch, InvalidUrlError, type GuardedFetchOptions } from '../fetch/index.ts';
+import {
+  describeFetchFailure,
+  FetchFailedError,
+  FetchRefusedError,
+  guardedFetch,
+  InvalidUrlError,
+  type GuardedFetchOptions,
+} from '../fetch/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
 import type { IngestionService, IngestResult } from './ingestion.service.ts';
@@ -49,9 +56,10 @@ export class UrlIngestion {
     } catch (error) {
       if (error instanceof InvalidUrlError) throw new AppError('BAD_REQUEST', 'url must be an http or https URL', { cause: error });
       if (error instanceof FetchRefusedError || error instanceof FetchFailedError) {
-        // The reason stays in the log: callers learn nothing about internal addresses.
+        // The log has the detail (resolved addresses included); the caller is told the kind of failure.
         this.logger.warn({ url: withoutCredentials(input.url), reason: error.reason, message: error.message }, 'URL fetch refused or failed');
-        throw new AppError('UNPROCESSABLE_CONTENT', 'The URL could not be fetched', { cause: error });
+        const why = describeFetchFailure(error, { ...this.fetchOptions, accept: ACCEPTED_PAGE_TYPES });
+        throw new AppError('UNPROCESSABLE_CONTENT', `The URL could not be fetched: ${why}`, { cause: error });
       }
       throw error;
     }

@@ -14,7 +14,7 @@ export const login = procedure
       description: 'Checks the password against KB_ADMIN_PASSWORD and sets an HttpOnly, SameSite=Strict session cookie that grants the admin endpoints.',
     },
   })
-  .input(z.object({ password: z.string().min(1).max(1000) }))
+  .input(z.strictObject({ password: z.string().min(1).max(1000) }))
   .output(z.object({ ok: z.literal(true), expiresAt: z.string() }))
   .mutation(async ({ ctx, input }) => {
     // Password guessing is limited per client address.

@@ -5,7 +5,7 @@ import { clearSessionCookie } from './session-cookie.ts';
 
 export const logout = procedure
   .meta({ auth: 'public', openapi: { method: 'POST', path: '/auth/logout', tags: ['auth'], summary: 'End the admin session' } })
-  .input(z.object({}).optional())
+  .input(z.strictObject({}).optional())
   .output(z.object({ ok: z.literal(true) }))
   .mutation(async ({ ctx }) => {
     const token = ctx.cookie(SESSION_COOKIE);

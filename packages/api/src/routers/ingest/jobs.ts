@@ -30,8 +30,10 @@ export const listJobs = procedure
       tags: ['ingest'],
       summary: 'List the last 100 ingestion jobs, newest first',
       protect: true,
+      // 400 for a query parameter (it takes none); not the generator's default 404.
+      errorResponses: [400, 401, 403, 500],
     },
   })
-  .input(z.void())
+  .input(z.strictObject({}).optional())
   .output(z.object({ jobs: z.array(jobSchema) }))
   .query(async ({ ctx }) => ({ jobs: await ctx.services.wikiImports.list() }));

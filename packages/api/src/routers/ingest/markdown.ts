@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { metadataSchema, namespaceSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 
-export const ingestMarkdownInput = z.object({
+export const ingestMarkdownInput = z.strictObject({
   title: z.string().trim().min(1, 'title must not be empty').max(1000),
   content: z.string().meta({ description: 'Raw Markdown. YAML front matter becomes metadata. May be empty (a document with no chunks).' }),
   namespace: namespaceSchema,

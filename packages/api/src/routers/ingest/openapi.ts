@@ -20,7 +20,7 @@ export const ingestOpenApi = procedure
     },
   })
   .input(
-    z.object({
+    z.strictObject({
       spec: z.string(),
       format: z.enum(['json', 'yaml']),
       namespace: namespaceSchema.optional(),

@@ -13,13 +13,15 @@ export const ingestUrl = procedure
       summary: 'Fetch a page and ingest it',
       description:
         'Fetches an http(s) page (HTML, XHTML, Markdown or plain text; at most 10 MB, 15 s, 5 redirects), keeps the main content of HTML as Markdown, and ingests it with the final URL as slug. ' +
-        'Private, loopback and link-local addresses are refused unless KB_ALLOW_PRIVATE_URLS is set. 422 when the URL cannot be fetched.',
+        'Private, loopback and link-local addresses are refused unless KB_ALLOW_PRIVATE_URLS is set. ' +
+        '422 when the URL cannot be fetched; the message says why (address not allowed, name not found, timeout, connection refused or reset, ' +
+        'the remote status, too large, unsupported content type, too many redirects, a redirect to another scheme).',
       protect: true,
-      errorResponses: { 400: 'Malformed URL or unsupported scheme', 422: 'The URL could not be fetched' },
+      errorResponses: { 400: 'Malformed URL or unsupported scheme', 422: 'The URL could not be fetched (the message says why)' },
     },
   })
   .input(
-    z.object({
+    z.strictObject({
       url: z.string().trim().min(1, 'url must not be empty').max(8192),
       namespace: namespaceSchema,
       title: z.string().trim().min(1, 'title must not be empty').max(1000).optional().meta({ description: "Defaults to the page's own title" }),

@@ -21,7 +21,7 @@ export const ingestWiki = procedure
       errorResponses: { 400: 'Invalid spaceKey or namespace', 503: 'Wiki import is not configured, or the job queue is unavailable' },
     },
   })
-  .input(z.object({ spaceKey: spaceKeySchema, namespace: namespaceSchema }))
+  .input(z.strictObject({ spaceKey: spaceKeySchema, namespace: namespaceSchema }))
   .output(z.object({ jobId: z.string(), status: z.literal('pending') }))
   .mutation(async ({ ctx, input }) => {
     const accepted = await ctx.services.wikiImports.submit(input);

@@ -6,7 +6,7 @@ export const revokeKey = procedure
     auth: 'admin',
     openapi: { method: 'DELETE', path: '/keys/{id}', tags: ['keys'], summary: 'Revoke an API key', protect: true, errorResponses: { 404: 'No such key', 409: 'Already revoked' } },
   })
-  .input(z.object({ id: z.string().min(1).max(100) }))
+  .input(z.strictObject({ id: z.string().min(1).max(100) }))
   .output(z.object({ revoked: z.literal(true), id: z.string() }))
   .mutation(async ({ ctx, input }) => {
     const result = await ctx.services.keys.revoke(input.id);

@@ -19,7 +19,7 @@ export const apiKeySchema = z
   })
   .meta({ id: 'ApiKey' });
 
-export const createApiKeyInput = z.object({
+export const createApiKeyInput = z.strictObject({
   label: z.string().trim().min(1, 'label must not be empty').max(200),
   admin: jsonBoolean().optional().meta({ description: 'Admin keys may call the admin endpoints. Default false.' }),
   rateLimitRpm: limitInput.optional().meta({ description: 'Requests allowed in any 60 seconds; null or absent is unlimited, 0 blocks the key' }),
