@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkStoreEmbedding, EmbeddingMismatchError, readStoreEmbedding } from '../src/embeddings/index.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { ReindexService } from '../src/embeddings/reindex.service.ts';
-import { embeddingText } from '../src/ingestion/prepare.ts';
+import { embeddingText } from '@kb/content';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { SearchService } from '../src/search/search.service.ts';
 
