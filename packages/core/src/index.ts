@@ -50,3 +50,4 @@ export type { JobHandlers, JobQueue, JobView } from './jobs/index.ts';
 export { WikiImports } from './wiki/wiki-imports.ts';
 export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/wiki-import.ts';
 export { warmUpSpecWorker } from './openapi/index.ts';
+export * from './answers/index.ts';
