@@ -6,11 +6,13 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { isJsonMediaType, jsonDepth, MAX_JSON_DEPTH, mediaType, parseJsonBody, readBody } from './body.ts';
+import { jsonDepth, MAX_JSON_DEPTH, mediaType, readBody, readJsonBody } from './body.ts';
+import { handleChatRoute } from './chat-route.ts';
 import { sendError, sendJson } from './http-errors.ts';
 
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
+const CHAT_PATH = `${API_BASE_PATH}/chat`;
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 /** Calls a tRPC batch request may hold (a typed client's httpBatchLink: `maxItems`). */
 export const MAX_TRPC_BATCH = 10;
@@ -168,12 +170,7 @@ export function createHttpApp(services: Services): HttpApp {
       req.body = { spec: body.toString('utf8'), format, ...(namespace === null ? {} : { namespace }) };
       req.headers['content-type'] = 'application/json';
     } else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
-      const type = mediaType(req);
-      const body = await readBody(req, config.limits.maxBodyBytes);
-      if (body.length > 0 && !isJsonMediaType(type)) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', type ? `Unsupported content type "${type}": send application/json` : 'Missing Content-Type: send application/json');
-      }
-      req.body = parseJsonBody(body);
+      req.body = await readJsonBody(req, config.limits.maxBodyBytes);
       // The adapter checks the header before it looks at the parsed body.
       req.headers['content-type'] = 'application/json';
     }
@@ -222,6 +219,10 @@ export function createHttpApp(services: Services): HttpApp {
       });
       res.end(req.method === 'HEAD' ? undefined : openApiDocument);
       return;
+    }
+    if (pathname === CHAT_PATH && req.method === 'POST') {
+      // The chat stream is the one route beside the REST adapter (it cannot stream events).
+      return handleChatRoute(res, createContext(services, req), await readJsonBody(req, config.limits.maxBodyBytes));
     }
     if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`)) {
       return handleRest(req, res, pathname, url);

@@ -51,3 +51,4 @@ export { WikiImports } from './wiki/wiki-imports.ts';
 export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/wiki-import.ts';
 export { warmUpSpecWorker } from './openapi/index.ts';
 export * from './answers/index.ts';
+export * from './chat/index.ts';

@@ -19,6 +19,8 @@ import type { JobQueue } from './jobs/queue.ts';
 import { WikiImports } from './wiki/wiki-imports.ts';
 import { createWikiImportHandler } from './wiki/wiki-import.ts';
 import { SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
+import { createAnswers, type Answers } from './answers/index.ts';
+import { ChatService, ConversationsRepository, ConversationsService } from './chat/index.ts';
 
 /** Everything the API layer calls, built once per process from the configuration. */
 export interface Services {
@@ -42,6 +44,10 @@ export interface Services {
     queue: JobQueue;
   };
   wikiImports: WikiImports;
+  /** Retrieval, answerer and language handling shared by chat and the FAQ. */
+  answers: Answers;
+  chat: ChatService;
+  conversations: ConversationsService;
   /** Starts background work: in embedded mode, runs jobs left unfinished by an earlier process. */
   start(): Promise<void>;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
@@ -74,6 +80,9 @@ export function createServices(deps: {
       ],
     },
   );
+  const search = new SearchService(database, embedder, logger);
+  const answers = createAnswers({ config, database, search, logger });
+  const conversations = new ConversationsRepository(database);
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
     : new InProcessJobQueue(runner, jobsRepository, logger);
@@ -102,9 +111,12 @@ export function createServices(deps: {
       logger,
     ),
     openApiIngestion: new OpenApiIngestion(ingestion, logger),
-    search: new SearchService(database, embedder, logger),
+    search,
     jobs: { repository: jobsRepository, runner, queue },
     wikiImports: new WikiImports(jobsRepository, queue, config.wiki, logger),
+    answers,
+    chat: new ChatService(conversations, answers, logger),
+    conversations: new ConversationsService(conversations),
     async start() {
       if (queue instanceof InProcessJobQueue) await queue.start();
     },

@@ -238,7 +238,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   const settings = { ...DEFAULTS, ...options };
   const phrases = extractivePhrases(input.language);
   const nothing: ExtractiveAnswer = { fragments: [phrases.nothing], passages: [] };
-  const query = termsOf(`${input.question} ${input.query}`);
+  // The message's own terms count fully; terms the retrieval query took from the conversation, half.
+  const asked = termsOf(input.question);
+  const query = new Map<string, number>([...termsOf(input.query)].map((t) => [t, 0.5]));
+  for (const t of asked) query.set(t, 1);
   if (query.size === 0 || input.passages.length === 0) return nothing;
 
   const units = input.passages.flatMap((p, i) => segmentPassage(p.content, i));
@@ -247,7 +250,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   const df = new Map<string, number>();
   for (const unit of units) for (const t of unit.terms) if (query.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
   const weights = new Map<string, number>();
-  for (const t of query) weights.set(t, Math.log(1 + (units.length + 1) / (1 + (df.get(t) ?? 0))));
+  for (const [t, share] of query) weights.set(t, share * Math.log(1 + (units.length + 1) / (1 + (df.get(t) ?? 0))));
   const total = [...weights.values()].reduce((s, w) => s + w, 0);
 
   const scored = units

@@ -4,8 +4,8 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 export interface StoredSource {
   title: string;
   documentId: string;
-  slug?: string;
-  namespace?: string;
+  slug: string;
+  namespace: string;
   url?: string;
 }
 
