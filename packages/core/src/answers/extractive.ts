@@ -18,7 +18,8 @@ import { analyze, EXTENDED_STOP_WORDS } from '../retrieval/text.ts';
 import { primaryLanguage } from './language.ts';
 import { sourcesOf, type Answerer, type AnswerInput, type AnswerStream, type Passage } from './types.ts';
 
-type UnitKind = 'sentence' | 'item' | 'code' | 'row';
+/** `line`: one line of a long code block (a listing of options, say), quoted on its own. */
+type UnitKind = 'sentence' | 'item' | 'code' | 'line' | 'row';
 
 interface Unit {
   kind: UnitKind;
@@ -40,6 +41,8 @@ interface Unit {
   header?: string;
   /** For items: indentation depth. */
   indent?: number;
+  /** For lines: the code block's language. */
+  language?: string;
 }
 
 export interface ExtractiveOptions {
@@ -62,8 +65,8 @@ const DEFAULTS: Required<ExtractiveOptions> = {
   maxWords: 170,
   maxSections: 3,
   maxCodeLines: 25,
-  relativeThreshold: 0.6,
-  minCoverage: 0.5,
+  relativeThreshold: 0.7,
+  minCoverage: 0.34,
 };
 
 const PHRASES: Record<string, { intro: string; nothing: string; sources: string }> = {
@@ -109,11 +112,19 @@ export function extractivePhrases(language: string): { intro: string; nothing: s
   return PHRASES[primaryLanguage(language)] ?? PHRASES.en!;
 }
 
+/** Weight of a term the query took from the conversation, relative to the message's own. */
+const HISTORY_TERM_SHARE = 0.25;
+/** A sentence this short that follows a chosen one in its paragraph is taken with it. */
+const SHORT_SENTENCE_WORDS = 16;
+
 const FENCE = /^(\s*)(`{3,}|~{3,})/;
 const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
 const SHORTCODE_LINE = /^\s*\{\{[<%].*[>%]\}\}\s*$/;
 const CODE_TOGGLE_OPEN = /^\s*\{\{[<%]\s*code-toggle\b[^}]*[>%]\}\}\s*$/;
 const CODE_TOGGLE_CLOSE = /^\s*\{\{[<%]\s*\/code-toggle\s*[>%]\}\}\s*$/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$/;
+/** Code blocks longer than this are quoted line by line (the lines that match). */
+const LONG_CODE_LINES = 12;
 const LINK_DEFINITION = /^\s*\[[^\]]+\]:\s*\S+/;
 const ALERT = /^\s*\[!\w+\]\s*$/;
 
@@ -169,7 +180,8 @@ export function segmentPassage(content: string, passage: number): Unit[] {
       if (fence) {
         language = line.slice(fence[0].length).trim().split(/\s+/)[0] ?? '';
         const marker = fence[2]!;
-        for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(marker); i++) body.push(lines[i]!);
+        const closing = new RegExp(`^\\s*${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
+        for (i++; i < lines.length && !closing.test(lines[i]!); i++) body.push(lines[i]!);
       } else {
         language = 'toml';
         for (i++; i < lines.length && !CODE_TOGGLE_CLOSE.test(lines[i]!); i++) body.push(lines[i]!);
@@ -178,20 +190,25 @@ export function segmentPassage(content: string, passage: number): Unit[] {
       const code = body.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n').replace(/\s+$/, '');
       if (code.trim() === '') continue;
       block++;
-      push({ kind: 'code', text: `\`\`\`${language}\n${code}\n\`\`\``, block }, code);
+      const codeLines = code.split('\n');
+      if (codeLines.length > LONG_CODE_LINES) {
+        for (const codeLine of codeLines) if (codeLine.trim() !== '') push({ kind: 'line', text: codeLine, block, language }, codeLine);
+      } else {
+        push({ kind: 'code', text: `\`\`\`${language}\n${code}\n\`\`\``, block }, code);
+      }
       continue;
     }
     if (/^\s*#{1,6}\s/.test(line) || line.trim() === '' || SHORTCODE_LINE.test(line) || LINK_DEFINITION.test(line)) {
       flushParagraph();
       continue;
     }
-    if (line.trimStart().startsWith('|')) {
+    if (line.trimStart().startsWith('|') || (line.includes('|') && TABLE_DELIMITER.test(lines[i + 1] ?? ''))) {
       flushParagraph();
       const table: string[] = [];
-      for (; i < lines.length && lines[i]!.trimStart().startsWith('|'); i++) table.push(lines[i]!.trim());
+      for (; i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== ''; i++) table.push(lines[i]!.trim());
       i--;
       block++;
-      const delimiter = table.length > 1 && /^\|?[\s:|-]+\|?$/.test(table[1]!) ? 2 : 0;
+      const delimiter = table.length > 1 && TABLE_DELIMITER.test(table[1]!) ? 2 : 0;
       const header = delimiter ? table.slice(0, 2).join('\n') : undefined;
       for (const row of table.slice(delimiter)) {
         push({ kind: 'row', text: cleanInline(row), block, ...(header ? { header: cleanInline(table[0]!) + '\n' + table[1] } : {}) }, stripInlineMarkup(`${table[0]} ${row}`));
@@ -238,9 +255,9 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   const settings = { ...DEFAULTS, ...options };
   const phrases = extractivePhrases(input.language);
   const nothing: ExtractiveAnswer = { fragments: [phrases.nothing], passages: [] };
-  // The message's own terms count fully; terms the retrieval query took from the conversation, half.
+  // The message's own terms count fully; terms the retrieval query took from the conversation, a quarter.
   const asked = termsOf(input.question);
-  const query = new Map<string, number>([...termsOf(input.query)].map((t) => [t, 0.5]));
+  const query = new Map<string, number>([...termsOf(input.query)].map((t) => [t, HISTORY_TERM_SHARE]));
   for (const t of asked) query.set(t, 1);
   if (query.size === 0 || input.passages.length === 0) return nothing;
 
@@ -264,9 +281,11 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
         } else if (headings[unit.passage]!.has(t)) coverage += w / 2;
       }
       const prior = 0.15 * (1 - unit.passage / input.passages.length);
-      const words = unit.kind === 'code' ? 0 : unit.text.split(/\s+/).length;
+      const words = unit.kind === 'code' || unit.kind === 'line' ? 0 : unit.text.split(/\s+/).length;
       const long = words > 60 ? 0.05 : 0;
-      const score = coverage / total + prior + (unit.opening ? 0.05 : 0) - long;
+      // Prose explains; code that holds the same words ranks a little lower.
+      const kindFactor = unit.kind === 'code' ? 0.8 : 1;
+      const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) - long;
       return { unit, own: own / total, coverage: coverage / total, score };
     })
     .filter((s) => s.own > 0);
@@ -287,7 +306,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   const add = (unit: Unit) => {
     if (picked.has(unit)) return;
     picked.set(unit, { unit });
-    if (unit.kind !== 'code') words += unit.text.split(/\s+/).length;
+    if (unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
   };
   for (const candidate of scored) {
     if (taken >= settings.maxUnits || words >= settings.maxWords) break;
@@ -311,12 +330,14 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
       if (intro?.intro) add(intro);
     }
     add(unit);
+    const next = siblings[index + 1];
     // A sentence introducing a block brings the block (a whole list up to 8 items, a table up to 8 rows).
-    if (unit.intro) {
-      const next = siblings[index + 1];
-      if (next && next.kind !== 'sentence') {
-        siblings.filter((u) => u.block === next.block).slice(0, 8).forEach(add);
-      }
+    if (unit.intro && next && next.kind !== 'sentence') {
+      siblings.filter((u) => u.block === next.block).slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach(add);
+    }
+    // A short sentence right after it in its paragraph often completes it ("The default is 300.").
+    if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block === unit.block && next.text.split(/\s+/).length <= SHORT_SENTENCE_WORDS) {
+      add(next);
     }
   }
   if (picked.size === 0) return nothing;
@@ -332,16 +353,21 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     const chosen = [...picked.values()].map((p) => p.unit).filter((u) => u.passage === index).sort((a, b) => a.order - b.order);
     let previous: Unit | undefined;
     for (const unit of chosen) {
-      const sameParagraph = previous && previous.kind === 'sentence' && unit.kind === 'sentence' && previous.block === unit.block;
-      const sameBlock = previous && previous.block === unit.block && previous.kind === unit.kind;
-      if (previous && !sameParagraph) fragments.push(sameBlock ? '\n' : '\n\n');
-      if (sameParagraph) fragments.push(' ');
-      if (unit.kind === 'row' && !sameBlock && unit.header) fragments.push(`${unit.header}\n`);
-      if (unit.kind === 'item') fragments.push('  '.repeat(unit.indent ?? 0));
-      fragments.push(unit.kind === 'code' ? limitLines(unit.text, settings.maxCodeLines) : unit.text);
+      const sameBlock = previous !== undefined && previous.block === unit.block && previous.kind === unit.kind;
+      let piece = '';
+      if (previous?.kind === 'line' && !sameBlock) piece += '\n```';
+      if (previous) piece += sameBlock ? (unit.kind === 'sentence' ? ' ' : '\n') : '\n\n';
+      if (unit.kind === 'row' && !sameBlock && unit.header) piece += `${unit.header}\n`;
+      if (unit.kind === 'line') {
+        if (!sameBlock) piece += `\`\`\`${unit.language ?? ''}\n`;
+        else if (unit.order !== previous!.order + 1) piece += '...\n';
+      }
+      if (unit.kind === 'item') piece += '  '.repeat(unit.indent ?? 0);
+      piece += unit.kind === 'code' ? limitLines(unit.text, settings.maxCodeLines) : unit.text;
+      fragments.push(piece);
       previous = unit;
     }
-    fragments.push('\n\n');
+    fragments.push(previous?.kind === 'line' ? '\n```\n\n' : '\n\n');
   }
   fragments.push(`${phrases.sources}: ${sourcesOf(quoted).map((s) => s.title).join('; ')}.`);
   return { fragments, passages: quoted };
