@@ -52,3 +52,32 @@ export async function readStream(res: Response, until?: (events: StreamEvent[]) 
   }
   return result;
 }
+
+/**
+ * A POST over a plain socket, read until `until` holds for the raw response, then the socket is
+ * destroyed: a client that goes away mid-stream. (A plain socket, because msw intercepts fetch
+ * and http.request in these tests.)
+ */
+export async function postAndDisconnect(baseUrl: string, path: string, headers: Record<string, string>, body: unknown, until: (raw: string) => boolean): Promise<string> {
+  const { connect } = await import('node:net');
+  const url = new URL(baseUrl);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    let raw = '';
+    const socket = connect(Number(url.port), url.hostname, () => {
+      const lines = [`POST ${path} HTTP/1.1`, `Host: ${url.host}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(payload)}`];
+      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n${payload}`);
+    });
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      raw += chunk;
+      if (until(raw)) {
+        socket.destroy();
+        resolve(raw);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(raw));
+  });
+}

@@ -8,6 +8,9 @@
  * write it again from the start.
  */
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { untilAborted } from '../abort.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { buildAnswerPrompt, buildRewritePrompt, type AnswerPrompt } from './prompt.ts';
@@ -106,20 +109,28 @@ export async function* streamText(
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   for (let attempt = 0; ; attempt++) {
     let started = false;
+    let stream: Stream<RawMessageStreamEvent> | undefined;
     try {
-      const stream = await client.messages.create(
+      stream = await client.messages.create(
         { model: request.model, max_tokens: request.maxTokens, system: request.system, messages: request.messages, stream: true },
         options.signal ? { signal: options.signal } : {},
       );
-      for await (const event of stream) {
+      const events = stream[Symbol.asyncIterator]();
+      for (;;) {
+        // Raced with the signal: a response body that ignores the abort is abandoned, not awaited.
+        const next = options.signal ? await untilAborted(events.next(), options.signal) : await events.next();
+        if (next.done) return;
+        const event = next.value;
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta' && event.delta.text !== '') {
           started = true;
           yield event.delta.text;
         }
       }
-      return;
     } catch (error) {
-      options.signal?.throwIfAborted();
+      if (options.signal?.aborted) {
+        stream?.controller.abort();
+        throw options.signal.reason;
+      }
       if (started || !isRetryableModelError(error) || attempt + 1 >= policy.attempts) throw modelFailure(error, request.model);
       const delayMs = retryDelay(error, attempt, policy);
       options.logger?.warn(
