@@ -304,9 +304,34 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     return map;
   }, new Map<number, Unit[]>());
   const add = (unit: Unit) => {
-    if (picked.has(unit)) return;
+    if (picked.has(unit)) return false;
     picked.set(unit, { unit });
     if (unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
+    return true;
+  };
+  /** A unit with what it needs to be read: the block a sentence introduces, the sentence before or after. */
+  const take = (unit: Unit, depth: number) => {
+    if (!add(unit)) return;
+    const siblings = byPassage.get(unit.passage)!;
+    const index = siblings.indexOf(unit);
+    const before = siblings[index - 1];
+    const next = siblings[index + 1];
+    // A sentence introducing a block brings the block (a whole list up to 8 items, a table up to 8 rows).
+    if (unit.intro && next && next.kind !== 'sentence') {
+      siblings.filter((u) => u.block === next.block).slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach(add);
+    }
+    if (depth > 0) return;
+    // A sentence leaning on the one before ("This creates...") brings it.
+    if (unit.kind === 'sentence' && before?.block === unit.block && /^(It|This|That|These|Those|They|Then|Otherwise)\b/.test(unit.text)) take(before, 1);
+    // A list item brings the sentence introducing its list.
+    if (unit.kind === 'item') {
+      const intro = siblings[siblings.findIndex((u) => u.block === unit.block) - 1];
+      if (intro?.intro) add(intro);
+    }
+    // A short sentence right after it in its paragraph often completes it ("The default is 300.").
+    if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block === unit.block && next.text.split(/\s+/).length <= SHORT_SENTENCE_WORDS) {
+      take(next, 1);
+    }
   };
   for (const candidate of scored) {
     if (taken >= settings.maxUnits || words >= settings.maxWords) break;
@@ -316,29 +341,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     if (!sections.has(unit.passage) && sections.size >= settings.maxSections) continue;
     sections.add(unit.passage);
     taken++;
-    const siblings = byPassage.get(unit.passage)!;
-    const index = siblings.indexOf(unit);
-    // A sentence leaning on the one before ("This creates...") brings it.
-    if (unit.kind === 'sentence' && /^(It|This|That|These|Those|They|Then|Otherwise)\b/.test(unit.text)) {
-      const before = siblings[index - 1];
-      if (before && before.block === unit.block) add(before);
-    }
-    // A list item brings the sentence introducing its list.
-    if (unit.kind === 'item') {
-      const first = siblings.findIndex((u) => u.block === unit.block);
-      const intro = siblings[first - 1];
-      if (intro?.intro) add(intro);
-    }
-    add(unit);
-    const next = siblings[index + 1];
-    // A sentence introducing a block brings the block (a whole list up to 8 items, a table up to 8 rows).
-    if (unit.intro && next && next.kind !== 'sentence') {
-      siblings.filter((u) => u.block === next.block).slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach(add);
-    }
-    // A short sentence right after it in its paragraph often completes it ("The default is 300.").
-    if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block === unit.block && next.text.split(/\s+/).length <= SHORT_SENTENCE_WORDS) {
-      add(next);
-    }
+    take(unit, 0);
   }
   if (picked.size === 0) return nothing;
 
