@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import type { SetupServerApi } from 'msw/node';
+import type { SetupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from './helpers.ts';
 import { startMockServer } from './msw.ts';
@@ -49,7 +49,7 @@ const streamed = (body: string) =>
 type MessagesRequest = { model: string; max_tokens: number; stream: boolean; system: any[]; messages: Array<{ role: string; content: any[] }> };
 
 describe('chat with Claude (mocked)', () => {
-  let mock: SetupServerApi;
+  let mock: SetupServer;
   let service: TestService;
   let key: string;
   let requests: MessagesRequest[];

@@ -1,5 +1,5 @@
 import { testStoreKinds } from '@kb/db/testing';
-import type { SetupServerApi } from 'msw/node';
+import type { SetupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from './helpers.ts';
 import { startMockServer } from './msw.ts';
@@ -42,7 +42,7 @@ Call the purge endpoint to drop every cached page at once.
 
 describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in answerer (%s)', (kind) => {
   let service: TestService;
-  let mock: SetupServerApi;
+  let mock: SetupServer;
   let admin: string;
   let installId: string;
   beforeAll(async () => {

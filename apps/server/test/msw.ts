@@ -1,4 +1,4 @@
-import { setupServer, type SetupServerApi } from 'msw/node';
+import { setupServer, type SetupServer } from 'msw/node';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -6,7 +6,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
  * msw for server tests: requests to the test's own server (loopback) pass through; any other
  * request without a handler fails the test.
  */
-export function startMockServer(): SetupServerApi {
+export function startMockServer(): SetupServer {
   const server = setupServer();
   server.listen({
     onUnhandledRequest(request, print) {
