@@ -263,6 +263,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
 
   const units = input.passages.flatMap((p, i) => segmentPassage(p.content, i));
   const headings = input.passages.map((p) => termsOf(p.headingPath));
+
   // A term weighs more the fewer units hold it (over the retrieved sections only).
   const df = new Map<string, number>();
   for (const unit of units) for (const t of unit.terms) if (query.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
@@ -281,6 +282,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
         } else if (headings[unit.passage]!.has(t)) coverage += w / 2;
       }
       const prior = 0.15 * (1 - unit.passage / input.passages.length);
+
       const words = unit.kind === 'code' || unit.kind === 'line' ? 0 : unit.text.split(/\s+/).length;
       const long = words > 60 ? 0.05 : 0;
       // Prose explains; code that holds the same words ranks a little lower.
@@ -303,8 +305,11 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     map.set(u.passage, list);
     return map;
   }, new Map<number, Unit[]>());
+  const quotedTexts = new Set<string>();
   const add = (unit: Unit) => {
-    if (picked.has(unit)) return false;
+    // The same sentence or block in two sections (an example repeated on a page) is quoted once.
+    if (picked.has(unit) || quotedTexts.has(unit.text)) return false;
+    quotedTexts.add(unit.text);
     picked.set(unit, { unit });
     if (unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
     return true;
