@@ -4,7 +4,7 @@
  *
  * - retrieval: how often the sources (the distinct documents of the passages given to the
  *   answerer, at most 5) include the answering page, and the reciprocal rank of that page among
- *   them, for standard and smart retrieval, against a plain BM25 top 5 of whole pages (k1 0.9,
+ *   them (first, top 3, MRR), for standard and smart retrieval, against a plain BM25 top 5 of whole pages (k1 0.9,
  *   b 0.4, Porter stemming, Lucene's English stop words) over the same documents;
  * - the built-in extractive answer: how often it contains the answering sentence (compared
  *   without Markdown, case or spacing), and how often its sources name the answering page.
@@ -59,7 +59,7 @@ export function normaliseText(text: string): string {
 export interface QualityFigures {
   questions: number;
   bm25Top5: number;
-  modes: Record<RetrievalMode, { hits: number; mrr: number; meanSources: number; answerHasSentence: number; answerSourceHits: number; ms: number[] }>;
+  modes: Record<RetrievalMode, { hits: number; top1: number; top3: number; mrr: number; meanSources: number; answerHasSentence: number; answerSourceHits: number; ms: number[] }>;
   failures: Record<RetrievalMode, string[]>;
 }
 
@@ -71,8 +71,8 @@ export async function measureQuality(retriever: PassageRetriever, corpus: readon
     questions: questions.length,
     bm25Top5: bm25Hits,
     modes: {
-      standard: { hits: 0, mrr: 0, meanSources: 0, answerHasSentence: 0, answerSourceHits: 0, ms: [] },
-      smart: { hits: 0, mrr: 0, meanSources: 0, answerHasSentence: 0, answerSourceHits: 0, ms: [] },
+      standard: { hits: 0, top1: 0, top3: 0, mrr: 0, meanSources: 0, answerHasSentence: 0, answerSourceHits: 0, ms: [] },
+      smart: { hits: 0, top1: 0, top3: 0, mrr: 0, meanSources: 0, answerHasSentence: 0, answerSourceHits: 0, ms: [] },
     },
     failures: { standard: [], smart: [] },
   };
@@ -85,6 +85,8 @@ export async function measureQuality(retriever: PassageRetriever, corpus: readon
       const sources = sourcesOf(retrieval.passages).map((s) => s.slug);
       m.meanSources += sources.length / questions.length;
       const rank = sources.indexOf(q.slug);
+      if (rank === 0) m.top1++;
+      if (rank >= 0 && rank < 3) m.top3++;
       if (rank >= 0) {
         m.hits++;
         m.mrr += 1 / (rank + 1) / questions.length;
@@ -105,7 +107,7 @@ export function printQuality(f: QualityFigures): void {
   console.log(`  BM25 top 5 pages include the answering page:     ${pct(f.bm25Top5)}`);
   for (const mode of ['standard', 'smart'] as const) {
     const m = f.modes[mode];
-    console.log(`  ${mode.padEnd(8)} sources include the answering page:   ${pct(m.hits)}  MRR ${m.mrr.toFixed(3)}, ${m.meanSources.toFixed(1)} sources on average`);
+    console.log(`  ${mode.padEnd(8)} sources include the answering page:   ${pct(m.hits)}  first ${pct(m.top1)}, top 3 ${pct(m.top3)}, MRR ${m.mrr.toFixed(3)}, ${m.meanSources.toFixed(1)} sources on average`);
     console.log(`  ${mode.padEnd(8)} offline answer holds the sentence:    ${pct(m.answerHasSentence)}; its sources name the page: ${pct(m.answerSourceHits)}`);
   }
 }
