@@ -33,11 +33,11 @@ const CACHING = `# Caching
 
 ## Cache lifetime
 
-Set \`cache.ttl\` to the number of seconds a page stays cached. The default is 300 seconds.
+The \`cache.ttl\` setting is how many seconds a page stays cached. The default is 300 seconds.
 
 ## Purging
 
-Call the purge endpoint to drop every cached page at once.
+To drop every cached page at once, call the purge endpoint.
 `;
 
 describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in answerer (%s)', (kind) => {
