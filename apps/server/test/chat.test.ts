@@ -94,6 +94,14 @@ describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in 
     expect(elsewhere.answer).toMatch(/could not find anything/);
   });
 
+  it('answers whole over /trpc as chat.ask, with the same checks', async () => {
+    const res = await service.api('/trpc/chat.ask', { method: 'POST', key: admin, json: { message: 'How long does a page stay cached?', source: 'tech_docs' } });
+    expect(res.status).toBe(200);
+    expect((await json(res)).result.data).toMatchObject({ answer: expect.stringContaining('300 seconds'), language: 'en', conversationId: expect.any(String) });
+    expect((await service.api('/trpc/chat.ask', { method: 'POST', key: admin, json: { message: 'hi', conversationID: 'x' } })).status).toBe(400);
+    expect((await service.api('/trpc/chat.ask', { method: 'POST', json: { message: 'hi' } })).status).toBe(401);
+  });
+
   it('says plainly when nothing relevant was found', async () => {
     const body = await json(await chat({ message: 'What is the airspeed velocity of an unladen swallow?', stream: false }));
     expect(body.answer).toBe('I could not find anything in the knowledge base that answers this question.');
