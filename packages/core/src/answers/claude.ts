@@ -7,7 +7,7 @@
  * the answer has been passed on: after that a failure ends the answer, because a retry would
  * write it again from the start.
  */
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { untilAborted } from '../abort.ts';
@@ -25,8 +25,21 @@ export interface AnthropicSettings {
   maxTokens: number;
 }
 
+type Sdk = typeof import('@anthropic-ai/sdk');
+let sdk: Sdk | undefined;
+
+/**
+ * The SDK, loaded when a client is first built: it takes a few hundred milliseconds to import,
+ * which a service without ANTHROPIC_API_KEY (and every CLI command) should not pay.
+ */
+async function loadSdk(): Promise<Sdk> {
+  sdk ??= await import('@anthropic-ai/sdk');
+  return sdk;
+}
+
 /** The one way the service builds its Anthropic client: retries off (see {@link RetryPolicy}). */
-export function createAnthropicClient(settings: Pick<AnthropicSettings, 'apiKey' | 'baseUrl'>, options: { timeoutMs?: number } = {}): Anthropic {
+export async function createAnthropicClient(settings: Pick<AnthropicSettings, 'apiKey' | 'baseUrl'>, options: { timeoutMs?: number } = {}): Promise<Anthropic> {
+  const { default: Anthropic } = await loadSdk();
   return new Anthropic({
     apiKey: settings.apiKey,
     ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
@@ -65,6 +78,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 4, baseDelayMs: 500
 
 /** Whether a failed model call may be tried again: rate limited (429), overloaded (529), other 5xx, no connection. */
 export function isRetryableModelError(error: unknown): boolean {
+  // The SDK's errors exist only once it is loaded (a client was built).
+  if (!sdk) return false;
+  const { APIConnectionError, APIError, APIUserAbortError } = sdk;
   if (error instanceof APIUserAbortError) return false;
   if (error instanceof APIConnectionError) return true;
   if (error instanceof APIError) {
@@ -80,7 +96,7 @@ export function isRetryableModelError(error: unknown): boolean {
 
 /** The wait before retry number `attempt` (0-based): Retry-After when the answer gave one, else backoff. */
 export function retryDelay(error: unknown, attempt: number, policy: RetryPolicy): number {
-  const header = error instanceof APIError ? error.headers?.get('retry-after') : null;
+  const header = isApiError(error) ? error.headers?.get('retry-after') : null;
   const seconds = header ? Number(header) : Number.NaN;
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, policy.maxDelayMs);
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
@@ -88,12 +104,16 @@ export function retryDelay(error: unknown, attempt: number, policy: RetryPolicy)
 }
 
 /** A model failure as the service reports it: never the key, never the SDK's internals. */
+function isApiError(error: unknown): error is InstanceType<Sdk['APIError']> {
+  return sdk !== undefined && error instanceof sdk.APIError;
+}
+
 export function modelFailure(error: unknown, model: string): AppError {
   if (error instanceof AppError) return error;
-  if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
+  if (isApiError(error) && (error.status === 401 || error.status === 403)) {
     return new AppError('SERVICE_UNAVAILABLE', 'The language model rejected the configured credentials (check ANTHROPIC_API_KEY)', { cause: error });
   }
-  const status = error instanceof APIError && error.status !== undefined ? ` (HTTP ${error.status})` : error instanceof APIError && error.type ? ` (${error.type})` : '';
+  const status = isApiError(error) && error.status !== undefined ? ` (HTTP ${error.status})` : isApiError(error) && error.type ? ` (${error.type})` : '';
   return new AppError('SERVICE_UNAVAILABLE', `The language model (${model}) failed${status}; try again later`, { cause: error });
 }
 
@@ -102,7 +122,7 @@ export function modelFailure(error: unknown, model: string): AppError {
  * before the first fragment.
  */
 export async function* streamText(
-  client: Anthropic,
+  client: Anthropic | Promise<Anthropic>,
   request: AnswerPrompt & { model: string; maxTokens: number },
   options: { signal?: AbortSignal; policy?: RetryPolicy; logger?: Logger } = {},
 ): AsyncGenerator<string> {
@@ -111,7 +131,7 @@ export async function* streamText(
     let started = false;
     let stream: Stream<RawMessageStreamEvent> | undefined;
     try {
-      stream = await client.messages.create(
+      stream = await (await client).messages.create(
         { model: request.model, max_tokens: request.maxTokens, system: request.system, messages: request.messages, stream: true },
         options.signal ? { signal: options.signal } : {},
       );
@@ -134,7 +154,7 @@ export async function* streamText(
       if (started || !isRetryableModelError(error) || attempt + 1 >= policy.attempts) throw modelFailure(error, request.model);
       const delayMs = retryDelay(error, attempt, policy);
       options.logger?.warn(
-        { status: error instanceof APIError ? error.status : undefined, attempt: attempt + 1, delayMs },
+        { status: isApiError(error) ? error.status : undefined, attempt: attempt + 1, delayMs },
         'language model call failed before its first token; retrying',
       );
       await policy.sleep(delayMs, options.signal);
@@ -147,7 +167,7 @@ export class ClaudeAnswerer implements Answerer {
   readonly kind = 'claude' as const;
 
   constructor(
-    private readonly client: Anthropic,
+    private readonly client: Anthropic | Promise<Anthropic>,
     private readonly settings: Pick<AnthropicSettings, 'model' | 'maxTokens'> & { historyTokens: number },
     private readonly options: { policy?: RetryPolicy; logger?: Logger } = {},
   ) {}
@@ -171,7 +191,7 @@ const MAX_VARIANTS = 3;
 /** Smart retrieval's standalone query and variants, written by Claude. */
 export class ClaudeQueryRewriter implements QueryRewriter {
   constructor(
-    private readonly client: Anthropic,
+    private readonly client: Anthropic | Promise<Anthropic>,
     private readonly settings: { model: string; historyTokens: number },
     private readonly options: { policy?: RetryPolicy; logger?: Logger } = {},
   ) {}

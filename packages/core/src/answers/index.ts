@@ -51,6 +51,8 @@ export function createAnswers(deps: { config: Config; database: Database; search
   const anthropic = config.llm.anthropicApiKey
     ? createAnthropicClient({ apiKey: config.llm.anthropicApiKey, baseUrl: config.llm.anthropicBaseUrl })
     : undefined;
+  // Awaited by the first answer; a failure to load the SDK is reported there, not as an unhandled rejection.
+  anthropic?.catch(() => undefined);
   const retriever = new PassageRetriever({
     search: deps.search,
     sections: new SectionsRepository(deps.database.db),
