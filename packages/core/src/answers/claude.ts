@@ -8,6 +8,7 @@
  * write it again from the start.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { untilAborted } from '../abort.ts';
@@ -25,7 +26,7 @@ export interface AnthropicSettings {
   maxTokens: number;
 }
 
-type Sdk = typeof import('@anthropic-ai/sdk');
+type Sdk = typeof AnthropicSdk;
 let sdk: Sdk | undefined;
 
 /**
