@@ -72,14 +72,37 @@ try {
       fetch(`${service.url}/api/v1/chat`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     // The end of each retrieval, on the server's clock (same process as this client).
+    // Where a request's time goes, on the server: checks and the stored question (prepare), the
+    // retrieval, and the answerer's start (the extractive answer is picked whole there).
     const retriever = services.answers.retriever;
     const retrieve = retriever.retrieve.bind(retriever);
     let retrievalEnded = 0;
+    const spans = { prepare: [] as number[], retrieval: [] as number[], answerer: [] as number[] };
     retriever.retrieve = async (...args) => {
+      const t = performance.now();
       const result = await retrieve(...args);
       retrievalEnded = performance.now();
+      spans.retrieval.push(retrievalEnded - t);
       return result;
     };
+    const chatService = services.chat;
+    const prepare = chatService.prepare.bind(chatService);
+    chatService.prepare = async (...args) => {
+      const t = performance.now();
+      const prepared = await prepare(...args);
+      spans.prepare.push(performance.now() - t);
+      return prepared;
+    };
+    const timedAnswerer = (answerer: Answerer): Answerer => ({
+      kind: answerer.kind,
+      async answer(...args) {
+        const t = performance.now();
+        const stream = await answerer.answer(...args);
+        spans.answerer.push(performance.now() - t);
+        return stream;
+      },
+    });
+    services.answers.answerer = timedAnswerer(services.answers.answerer);
 
     await services.answers.languages.warmUp();
     for (const q of questions.slice(0, 5)) await readStream(await chat({ message: q.question }));
@@ -87,6 +110,7 @@ try {
     for (const mode of ['standard', 'smart'] as const) {
       const firstChunk: number[] = [];
       const metaAfterRetrieval: number[] = [];
+      for (const list of Object.values(spans)) list.length = 0;
       for (let r = 0; r < rounds; r++) {
         for (const q of questions) {
           const sent = performance.now();
@@ -108,6 +132,9 @@ try {
       row('meta after the retrieval it waits for, p95', percentile(metaAfterRetrieval, 95), undefined);
       row('first chunk after the request, p50', percentile(firstChunk, 50), 50);
       row('first chunk after the request, p95', percentile(firstChunk, 95), undefined);
+      row('  of which: access checks, conversation, stored question, p50', percentile(spans.prepare, 50), undefined);
+      row('  of which: retrieval, p50', percentile(spans.retrieval, 50), undefined);
+      row('  of which: the extractive answer picked, p50', percentile(spans.answerer, 50), undefined);
     }
 
     // A mocked model: its fragments are ready at once, so what is measured is the stream.
@@ -126,6 +153,7 @@ try {
     const real = services.answers.answerer;
     services.answers.answerer = mocked;
     const perEvent: number[] = [];
+    const modelPerEvent: number[] = [];
     for (let r = 0; r < 10; r++) {
       let metaAt = 0;
       const res = await chat({ message: 'How do I create a menu?', language: 'en' });
@@ -138,11 +166,13 @@ try {
       // The model's own cost: producing the fragments with nobody streaming them.
       const t = performance.now();
       for await (const _ of (await mocked.answer({ question: '', query: '', language: 'en', history: [], passages: [] })).fragments) void _;
-      perEvent.push((elapsed - (performance.now() - t)) / fragments);
+      modelPerEvent.push((performance.now() - t) / fragments);
+      perEvent.push(elapsed / fragments);
     }
     services.answers.answerer = real;
     console.log(`\nStream overhead with a mocked model (${fragments} chunks a request, 10 requests)`);
-    row('per event (write, flush, client parse), p50', percentile(perEvent, 50), 1);
+    row('per event, first event to [DONE] over HTTP (write, flush, parse), p50', percentile(perEvent, 50) * 1000, 1000, 'µs');
+    row('  the mocked model alone, per fragment, p50', percentile(modelPerEvent, 50) * 1000, undefined, 'µs');
   } finally {
     await service.stop(1_000);
   }
