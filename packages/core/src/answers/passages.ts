@@ -22,6 +22,12 @@ import type { HistoryMessage, Passage, RetrieveInput, Retrieval } from './types.
 
 /** Chunks a standard retrieval reads. */
 const STANDARD_DEPTH = 10;
+/**
+ * Candidates standard retrieval's hybrid search reads from each ranking (the search endpoint
+ * reads 100). On the Hugo evaluation 40 found the answering page as often, ranked it first once
+ * more, and cut the retrieval's time by about a quarter; smart keeps 100.
+ */
+const STANDARD_CANDIDATES = 40;
 /** Chunks each query of a smart retrieval reads, and the fused chunks it widens. */
 const SMART_DEPTH = 20;
 const SMART_FUSED = 30;
@@ -68,14 +74,15 @@ export class PassageRetriever {
     const maxDocuments = input.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
     if (input.mode === 'smart') return this.smart(input.message, history, namespaces, budget, maxDocuments, signal);
     const query = standaloneQuery(input.message, history);
-    const hits = await this.search(query, namespaces, STANDARD_DEPTH, signal);
+    const hits = await this.search(query, namespaces, STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
     const sections = await this.options.sections.sectionsOf(hits.map((h) => h.chunkId));
     const candidates = rankSections(hits.map((h) => ({ id: h.chunkId, score: h.score })), sections);
     return { query, passages: assemble(candidates, budget, maxDocuments) };
   }
 
-  private search(query: string, namespaces: readonly string[] | null, topK: number, signal?: AbortSignal): Promise<SearchResult[]> {
-    return this.options.search.search({ query, namespaces, topK, mode: 'hybrid' }, signal);
+  private search(query: string, namespaces: readonly string[] | null, topK: number, signal?: AbortSignal, depth?: number): Promise<SearchResult[]> {
+    signal?.throwIfAborted();
+    return this.options.search.search({ query, namespaces, topK, mode: 'hybrid', ...(depth ? { depth } : {}) }, signal);
   }
 
   private async smart(
