@@ -83,6 +83,10 @@ export async function startService(
       embedder: `${embedder.model} (${embedder.dimension} dimensions)${config.embedding.voyageApiKey ? '' : ': built-in, lexical; set VOYAGE_API_KEY for semantic embeddings'}`,
       rateLimitCounters: redis ? 'redis' : 'memory',
       jobs: services.jobs.queue.kind === 'bullmq' ? 'BullMQ on Redis (run `pnpm worker`)' : 'in-process',
+      answerer:
+        services.answers.answerer.kind === 'claude'
+          ? `Claude (${config.llm.model})`
+          : 'built-in extractive; set ANTHROPIC_API_KEY for answers written by Claude',
       adminLogin: services.sessions.enabled ? 'enabled' : 'disabled (set KB_ADMIN_PASSWORD)',
     },
     'knowledge base service listening',

@@ -131,6 +131,19 @@ export function jsonDepth(text: string): number {
   return deepest;
 }
 
+/**
+ * Reads and parses a JSON request body: 413 over `maxBytes`, 415 for a body of another media
+ * type, 400 for malformed or too deeply nested JSON; an empty body is an empty object.
+ */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const type = mediaType(req);
+  const body = await readBody(req, maxBytes);
+  if (body.length > 0 && !isJsonMediaType(type)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', type ? `Unsupported content type "${type}": send application/json` : 'Missing Content-Type: send application/json');
+  }
+  return parseJsonBody(body);
+}
+
 /** Parses a JSON request body; an empty body is an empty object. */
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) return {};

@@ -1,3 +1,4 @@
+import { invalidInputMessage, type InputIssue } from '@kb/api';
 import type { ServerResponse } from 'node:http';
 import { APP_ERROR_STATUS, type AppErrorCode } from '@kb/core';
 
@@ -28,31 +29,6 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
   res.end(body);
 }
 
-interface InputIssue {
-  code?: string;
-  path?: Array<string | number>;
-  message?: string;
-  keys?: string[];
-}
-
-/** Issues listed in the message, at most this many (the rest are counted). */
-const ISSUES_IN_MESSAGE = 5;
-
-/** Invalid-input issues (zod's) as one line: unknown fields by name, other problems by field path. */
-function describeIssues(issues: readonly InputIssue[]): string {
-  const parts = issues.slice(0, ISSUES_IN_MESSAGE).map((issue) => {
-    const where = (issue.path ?? []).join('.');
-    if (issue.code === 'unrecognized_keys' && Array.isArray(issue.keys)) {
-      // Names are the caller's: shortened, and a long list cut, so the message stays a line.
-      const names = issue.keys.slice(0, 10).map((key) => JSON.stringify(key.slice(0, 100))).join(', ') + (issue.keys.length > 10 ? ', …' : '');
-      return `unknown field${issue.keys.length === 1 ? '' : 's'} ${names}${where ? ` in "${where}"` : ''}`;
-    }
-    return where ? `${where}: ${issue.message ?? 'invalid'}` : (issue.message ?? 'invalid');
-  });
-  const more = issues.length - ISSUES_IN_MESSAGE;
-  return parts.join('; ') + (more > 0 ? ` (and ${more} more)` : '');
-}
-
 /**
  * trpc-to-openapi answers invalid input with the fixed message "Input validation failed" and the
  * problems in `issues`; this makes the message of such an answer on `res` name them as well
@@ -74,5 +50,5 @@ function withDescribedIssues(text: string): string {
     return text;
   }
   if (body.message !== 'Input validation failed' || !Array.isArray(body.issues) || body.issues.length === 0) return text;
-  return JSON.stringify({ ...body, message: `Input validation failed: ${describeIssues(body.issues as InputIssue[])}` });
+  return JSON.stringify({ ...body, message: invalidInputMessage(body.issues as InputIssue[]) });
 }

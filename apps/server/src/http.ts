@@ -7,12 +7,14 @@ import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { jsonDepth, MAX_JSON_DEPTH, readBody, withholdContinue } from './body.ts';
+import { handleChatRoute } from './chat-route.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
 
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
+const CHAT_PATH = `${API_BASE_PATH}/chat`;
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 /** Calls a tRPC batch request may hold (a typed client's httpBatchLink: `maxItems`). */
 export const MAX_TRPC_BATCH = 10;
@@ -237,6 +239,14 @@ export function createHttpApp(services: Services): HttpApp {
         req.headers['content-type'] = 'application/json';
         return forwardToRest(req, res, pathname);
       },
+    },
+    {
+      // The chat stream is the one API operation beside the REST adapter (it cannot stream events);
+      // its checks run in the chat procedure, through the same middleware as every procedure.
+      methods: ['POST'],
+      path: CHAT_PATH,
+      body: 'json',
+      handle: ({ req, res }) => handleChatRoute(res, createContext(services, req), req.body),
     },
     { path: API_BASE_PATH, prefix: `${API_BASE_PATH}/`, body: 'json', handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname) },
     { prefix: '/trpc/', body: 'none', handle: ({ req, res, url }) => handleTrpc(req, res, url) },

@@ -5,6 +5,10 @@ import {
   ApiKeysRepository,
   ApiKeysService,
   BullJobQueue,
+  ChatService,
+  ConversationsRepository,
+  ConversationsService,
+  createAnswers,
   createWikiImportHandler,
   InProcessJobQueue,
   IngestionService,
@@ -16,6 +20,7 @@ import {
   UrlIngestion,
   UsageTracker,
   WikiImports,
+  type Answers,
   type Embedder,
   type JobQueue,
   type Logger,
@@ -39,6 +44,8 @@ export interface Services extends ApiServices {
     /** In-process in embedded mode (no REDIS_URL), BullMQ otherwise. */
     queue: JobQueue;
   };
+  /** Retrieval, answerer and language handling shared by chat and the FAQ. */
+  answers: Answers;
   /** Starts background work: in embedded mode, runs jobs left unfinished by an earlier process. */
   start(): Promise<void>;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
@@ -71,6 +78,9 @@ export function createServices(deps: {
       ],
     },
   );
+  const search = new SearchService(database, embedder, logger);
+  const answers = createAnswers({ config, database, search, logger });
+  const conversations = new ConversationsRepository(database);
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
     : new InProcessJobQueue(runner, jobsRepository, logger);
@@ -99,9 +109,12 @@ export function createServices(deps: {
       logger,
     ),
     openApiIngestion: new OpenApiIngestion(ingestion, logger),
-    search: new SearchService(database, embedder, logger),
+    search,
     jobs: { repository: jobsRepository, runner, queue },
     wikiImports: new WikiImports(jobsRepository, queue, config.wiki, logger),
+    answers,
+    chat: new ChatService(conversations, answers, logger),
+    conversations: new ConversationsService(conversations),
     async start() {
       if (queue instanceof InProcessJobQueue) await queue.start();
     },

@@ -22,8 +22,9 @@ export function protectedProcedures(): Map<string, { method: string; path: strin
     // Absent means admin: access is denied by default.
     const level = meta?.auth ?? 'admin';
     if (level === 'public') continue;
-    if (!meta?.openapi) throw new Error(`${name} has no REST route`);
-    found.set(name, { method: meta.openapi.method, path: `${API_BASE_PATH}${meta.openapi.path}`, level });
+    const rest = meta?.openapi ?? meta?.restRoute;
+    if (!rest) throw new Error(`${name} has no REST route`);
+    found.set(name, { method: rest.method, path: `${API_BASE_PATH}${rest.path}`, level });
   }
   return found;
 }

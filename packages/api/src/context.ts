@@ -2,6 +2,8 @@ import type {
   AdminSessions,
   ApiKeysService,
   AuthenticatedKey,
+  ChatService,
+  ConversationsService,
   IngestionService,
   Logger,
   OpenApiIngestion,
@@ -30,6 +32,8 @@ export interface ApiServices {
   openApiIngestion: OpenApiIngestion;
   search: SearchService;
   wikiImports: WikiImports;
+  chat: ChatService;
+  conversations: ConversationsService;
 }
 
 export interface RequestContext {

@@ -6,3 +6,8 @@ export type { Meta } from './trpc.ts';
 export { parseCookies } from './context.ts';
 export type { ApiServices, AuthLevel, Caller, RequestContext } from './context.ts';
 export { responseMeta } from './response-meta.ts';
+export { invalidInputMessage, restErrorResponse } from './rest-error.ts';
+export type { InputIssue, RestErrorResponse } from './rest-error.ts';
+export { chatStreamRouter, createChatStreamCaller } from './routers/chat/stream.ts';
+export { chatAnswerSchema, chatInput, sourceSchema } from './routers/chat/schemas.ts';
+export type { ChatInput } from './routers/chat/schemas.ts';

@@ -1,6 +1,7 @@
 import { NAMESPACES } from '@kb/core';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { appRouter } from './root.ts';
+import { addChatPath } from './routers/chat/openapi.ts';
 import type { Meta } from './trpc.ts';
 
 export const API_BASE_PATH = '/api/v1';
@@ -55,5 +56,6 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
       },
     ];
   }
+  addChatPath(document as Parameters<typeof addChatPath>[0]);
   return document;
 }

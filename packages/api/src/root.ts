@@ -1,4 +1,6 @@
 import { authRouter } from './routers/auth/router.ts';
+import { chatRouter } from './routers/chat/router.ts';
+import { conversationsRouter } from './routers/conversations/router.ts';
 import { ingestRouter } from './routers/ingest/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
 import { search } from './routers/search/search.ts';
@@ -9,6 +11,8 @@ export const appRouter = router({
   keys: keysRouter,
   ingest: ingestRouter,
   search,
+  chat: chatRouter,
+  conversations: conversationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,6 +9,11 @@ export interface Meta extends OpenApiMeta {
   auth?: AuthLevel;
   /** Success status when not 200 (201 Created, 202 Accepted); also written into the OpenAPI document. */
   successStatus?: 201 | 202;
+  /**
+   * The REST route of a procedure that the server publishes with a route of its own beside the
+   * REST adapter (the chat stream), path below /api/v1; `openapi` is absent on such a procedure.
+   */
+  restRoute?: { method: 'POST'; path: string };
 }
 
 /**

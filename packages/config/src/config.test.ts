@@ -48,4 +48,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ KB_EMBEDDING_DIM: '4000' }).embedding.dimension).toBe(4000);
     expect(() => loadConfig({ KB_EMBEDDING_DIM: '4001' })).toThrow(/KB_EMBEDDING_DIM: must be at most 4000/);
   });
+
+  it('reads the answer settings, with a current model by default', () => {
+    const defaults = loadConfig({});
+    expect(defaults.llm).toMatchObject({ model: 'claude-sonnet-5-5', maxTokens: 1024 });
+    expect(defaults.answers).toEqual({ contextTokens: 3000, historyTokens: 2000, rerankModel: 'rerank-2.5' });
+    const set = loadConfig({ KB_ANSWER_MAX_TOKENS: '4096', KB_CHAT_CONTEXT_TOKENS: '8000', KB_CHAT_HISTORY_TOKENS: '0' });
+    expect(set.llm.maxTokens).toBe(4096);
+    expect(set.answers).toMatchObject({ contextTokens: 8000, historyTokens: 0 });
+    expect(() => loadConfig({ KB_ANSWER_MAX_TOKENS: '0', KB_CHAT_CONTEXT_TOKENS: '10' })).toThrow(/KB_ANSWER_MAX_TOKENS.*\n.*KB_CHAT_CONTEXT_TOKENS/s);
+  });
 });

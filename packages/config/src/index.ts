@@ -78,7 +78,20 @@ const embeddingSchema = z.object({
 const llmSchema = z.object({
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalUrl(['http:', 'https:']),
-  ANTHROPIC_MODEL: z.preprocess(emptyToUndefined, z.string().default('claude-sonnet-4-6')),
+  ANTHROPIC_MODEL: z.preprocess(emptyToUndefined, z.string().default('claude-sonnet-5-5')),
+  KB_ANSWER_MAX_TOKENS: positiveInt(1024, 64_000),
+});
+
+const answersSchema = z.object({
+  KB_CHAT_CONTEXT_TOKENS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(500, 'must be at least 500').max(100_000).default(3_000),
+  ),
+  KB_CHAT_HISTORY_TOKENS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(0).max(100_000).default(2_000),
+  ),
+  VOYAGE_RERANK_MODEL: z.preprocess(emptyToUndefined, z.string().default('rerank-2.5')),
 });
 
 const wikiSchema = z.object({
@@ -129,6 +142,7 @@ const schemas = {
   redis: redisSchema,
   embedding: embeddingSchema,
   llm: llmSchema,
+  answers: answersSchema,
   wiki: wikiSchema,
   security: securitySchema,
   limits: limitsSchema,
@@ -144,7 +158,9 @@ export interface Config {
     | { kind: 'pglite'; dataDir: string };
   redis: { url: string } | null;
   embedding: { voyageApiKey?: string; voyageBaseUrl?: string; model: string; dimension?: number };
-  llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string };
+  llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string; maxTokens: number };
+  /** Chat and FAQ answers: passage and history budgets (estimated tokens), the Voyage reranker. */
+  answers: { contextTokens: number; historyTokens: number; rerankModel: string };
   wiki: { baseUrl?: string; email?: string; apiToken?: string };
   security: { adminPassword?: string; allowPrivateUrls: boolean; sessionTtlMs: number };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
@@ -188,6 +204,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const redis = parsed.redis as z.infer<typeof redisSchema>;
   const embedding = parsed.embedding as z.infer<typeof embeddingSchema>;
   const llm = parsed.llm as z.infer<typeof llmSchema>;
+  const answers = parsed.answers as z.infer<typeof answersSchema>;
   const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
   const security = parsed.security as z.infer<typeof securitySchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
@@ -211,7 +228,17 @@ export function loadConfig(env: EnvSource = process.env): Config {
       model: embedding.VOYAGE_MODEL,
       dimension: embedding.KB_EMBEDDING_DIM,
     },
-    llm: { anthropicApiKey: llm.ANTHROPIC_API_KEY, anthropicBaseUrl: llm.ANTHROPIC_BASE_URL, model: llm.ANTHROPIC_MODEL },
+    llm: {
+      anthropicApiKey: llm.ANTHROPIC_API_KEY,
+      anthropicBaseUrl: llm.ANTHROPIC_BASE_URL,
+      model: llm.ANTHROPIC_MODEL,
+      maxTokens: llm.KB_ANSWER_MAX_TOKENS,
+    },
+    answers: {
+      contextTokens: answers.KB_CHAT_CONTEXT_TOKENS,
+      historyTokens: answers.KB_CHAT_HISTORY_TOKENS,
+      rerankModel: answers.VOYAGE_RERANK_MODEL,
+    },
     wiki: { baseUrl: wiki.WIKI_BASE_URL, email: wiki.WIKI_EMAIL, apiToken: wiki.WIKI_API_TOKEN },
     security: {
       adminPassword: security.KB_ADMIN_PASSWORD,

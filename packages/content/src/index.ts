@@ -2,6 +2,9 @@
 export { CHUNKER_VERSION, chunkMarkdown } from './chunking/index.ts';
 export type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './chunking/index.ts';
 export { findFrontMatter, parseFrontMatter } from './chunking/front-matter.ts';
+export { stripInlineMarkup } from './chunking/heading-text.ts';
+export { sentenceSpans } from './chunking/text-split.ts';
+export { estimateTokens } from './chunking/tokens.ts';
 export type { FrontMatter } from './chunking/front-matter.ts';
 export { htmlToMarkdown } from './html/index.ts';
 export type { HtmlDocument, HtmlToMarkdownOptions } from './html/index.ts';

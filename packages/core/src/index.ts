@@ -53,3 +53,5 @@ export {
 export type { JobHandlers, JobQueue, JobView } from './jobs/index.ts';
 export { WikiImports } from './wiki/wiki-imports.ts';
 export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/wiki-import.ts';
+export * from './answers/index.ts';
+export * from './chat/index.ts';

@@ -184,6 +184,7 @@ describe('migrations', () => {
         '20261121T0000_initial',
         '20261121T0100_chunk_parent_index',
         '20261122T0000_half_precision_vector_index',
+        '20261123T0000_conversation_turns',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -202,6 +203,7 @@ describe('migrations', () => {
         '20261121T0000_initial',
         '20261121T0100_chunk_parent_index',
         '20261122T0000_half_precision_vector_index',
+        '20261123T0000_conversation_turns',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();

@@ -185,3 +185,15 @@ function hardSplit(text: string, start: number, end: number, max: number, tokens
   }
   return pieces;
 }
+
+/** The sentences of `text.slice(start, end)`, as trimmed `[start, end)` spans in order. */
+export function sentenceSpans(text: string, start = 0, end = text.length): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  let previous = start;
+  for (const cut of [...cutPoints(text, start, end, Level.Sentence), end]) {
+    const [s, e] = trimSpan(text, previous, cut);
+    if (s < e) spans.push([s, e]);
+    previous = cut;
+  }
+  return spans;
+}

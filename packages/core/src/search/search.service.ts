@@ -14,6 +14,8 @@ export interface SearchInput {
   namespaces?: readonly string[] | null;
   topK: number;
   mode?: SearchMode;
+  /** Hybrid: candidates read from each ranking (default 100, never fewer than topK). */
+  depth?: number;
 }
 
 export interface SearchResult extends ChunkHit {
@@ -60,7 +62,7 @@ export class SearchService {
       const hits = await this.repository.nearest(vector, namespaces, input.topK);
       return hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: Math.min(1, Math.max(0, 1 - raw)) }));
     }
-    const depth = Math.max(HYBRID_DEFAULTS.depth, input.topK);
+    const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
     const words = lexicalQueryText(input.query);
     const { hits: lexicalHits, wordFrequencies } = await this.repository.lexical(words, namespaces, depth, hybridQueryTokens(words));
     const stats = await this.repository.corpusStats();

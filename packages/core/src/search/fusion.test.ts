@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { convexFusion, minMaxNormalize, reciprocalRankFusion } from './fusion.ts';
+import { reciprocalRankFusion } from './fusion.ts';
 
 const hits = (...ids: string[]) => ids.map((id, i) => ({ id, score: 10 - i }));
 
@@ -33,38 +33,5 @@ describe('reciprocalRankFusion', () => {
   it('handles empty input', () => {
     expect(reciprocalRankFusion([])).toEqual([]);
     expect(reciprocalRankFusion([[], []])).toEqual([]);
-  });
-});
-
-describe('convexFusion', () => {
-  it('min-max normalises each list', () => {
-    expect(minMaxNormalize([{ id: 'a', score: 5 }, { id: 'b', score: 3 }, { id: 'c', score: 1 }])).toEqual(
-      new Map([
-        ['a', 1],
-        ['b', 0.5],
-        ['c', 0],
-      ]),
-    );
-    expect(minMaxNormalize([{ id: 'a', score: 0.2 }])).toEqual(new Map([['a', 1]]));
-  });
-
-  it('takes the weighted mean of normalised scores', () => {
-    const lexical = [
-      { id: 'a', score: 12 },
-      { id: 'b', score: 8 },
-      { id: 'c', score: 4 },
-    ];
-    const vector = [
-      { id: 'b', score: 0.9 },
-      { id: 'd', score: 0.5 },
-      { id: 'a', score: 0.1 },
-    ];
-    const fused = convexFusion([lexical, vector], { weights: [3, 1] });
-    const byId = new Map(fused.map((h) => [h.id, h.score]));
-    expect(byId.get('a')).toBeCloseTo(0.75, 12); // 0.75 * 1 + 0.25 * 0
-    expect(byId.get('b')).toBeCloseTo(0.75 * 0.5 + 0.25, 12);
-    expect(byId.get('c')).toBeCloseTo(0, 12);
-    expect(byId.get('d')).toBeCloseTo(0.25 * 0.5, 12);
-    expect(fused.map((h) => h.id)).toEqual(['a', 'b', 'd', 'c']);
   });
 });

@@ -1,0 +1,51 @@
+import { canonicalLanguageTag, MAX_CONVERSATIONS_PAGE } from '@kb/core';
+import { z } from 'zod';
+import { namespaceSchema } from '../../schemas.ts';
+import { procedure } from '../../trpc.ts';
+import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
+
+const messageSchema = z
+  .object({
+    id: z.string(),
+    role: z.enum(['user', 'assistant']),
+    content: z.string(),
+    sources: z.array(sourceSchema).meta({ description: 'The documents the answer drew on (empty for user messages)' }),
+    interrupted: z.literal(true).optional().meta({ description: 'Present on an answer cut short by a disconnect or a failure' }),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'ConversationMessage' });
+
+const conversationSchema = z
+  .object({
+    id: z.string(),
+    language: z.string().nullable().meta({ description: 'BCP 47 tag of the latest answer' }),
+    sources: z.array(z.string()).meta({ description: 'Namespaces the conversation was asked in' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    messages: z.array(messageSchema).meta({ description: 'In order: each question followed by its answer' }),
+  })
+  .meta({ id: 'Conversation' });
+
+export const listConversationsInput = z.object({
+  source: namespaceSchema.optional().meta({ description: 'Conversations asked in this namespace' }),
+  language: languageTagSchema.optional().meta({ description: 'Conversations in this language ("fr" also matches "fr-CA")' }),
+  limit: z.number().int().min(1).optional().meta({ description: `Page size, default 50; above ${MAX_CONVERSATIONS_PAGE} it is clamped to ${MAX_CONVERSATIONS_PAGE} (see take)` }),
+  offset: z.number().int().min(0).optional().meta({ description: 'Conversations to skip, default 0' }),
+});
+
+export const listConversations = procedure
+  .meta({
+    auth: 'admin',
+    openapi: { method: 'GET', path: '/conversations', tags: ['chat'], summary: 'List stored conversations with their messages, newest first', protect: true },
+  })
+  .input(listConversationsInput)
+  .output(z.object({ conversations: z.array(conversationSchema), total: z.number().int(), take: z.number().int(), skip: z.number().int() }))
+  .query(({ ctx, input }) => {
+    const language = input.language === undefined ? undefined : canonicalLanguageTag(input.language);
+    return ctx.services.conversations.list({
+      ...(input.source !== undefined ? { namespace: input.source } : {}),
+      ...(language !== undefined ? { language } : {}),
+      ...(input.limit !== undefined ? { limit: input.limit } : {}),
+      ...(input.offset !== undefined ? { offset: input.offset } : {}),
+    });
+  });

@@ -1,0 +1,408 @@
+/**
+ * The built-in answerer (no language model): it picks the sentences and blocks (code, list
+ * items, table rows) of the retrieved sections that best answer the question, and writes them
+ * in their document's order under their heading, naming the sources. Deterministic and fast: a
+ * line scan of a few sections and a bag-of-words score.
+ *
+ * Scoring. Each unit (sentence, list item, code block, table row) scores the weighted share of
+ * the query's terms it holds; a term found only in the unit's heading trail counts half (a
+ * section titled "Install on Windows" need not repeat "Windows" in every sentence). A term weighs
+ * more the fewer units hold it. Units from better-ranked passages, and a section's opening
+ * sentence, get a small bonus. The best units within a share of the best score are taken, a few
+ * at most; a sentence that introduces a block ("Run this command:") brings the block, a list
+ * item brings the sentence introducing its list, a table row brings the table's header.
+ */
+import { EXTENDED_STOP_WORDS, analyze, sentenceSpans, stripInlineMarkup } from '@kb/content';
+import { primaryLanguage } from './language.ts';
+import { sourcesOf, type Answerer, type AnswerInput, type AnswerStream, type Passage } from './types.ts';
+
+/** `line`: one line of a long code block (a listing of options, say), quoted on its own. */
+type UnitKind = 'sentence' | 'item' | 'code' | 'line' | 'row';
+
+interface Unit {
+  kind: UnitKind;
+  /** Markdown as it is written out. */
+  text: string;
+  /** Index of the passage the unit comes from. */
+  passage: number;
+  /** Position in the passage (document order). */
+  order: number;
+  /** Block the unit belongs to: sentences of one paragraph, items of one list, rows of one table. */
+  block: number;
+  /** Analysed terms. */
+  terms: Set<string>;
+  /** A sentence ending with ":" (introduces the next block). */
+  intro: boolean;
+  /** First sentence of the passage's first paragraph. */
+  opening: boolean;
+  /** For rows: the table's header and delimiter lines. */
+  header?: string;
+  /** For items: indentation depth. */
+  indent?: number;
+  /** For lines: the code block's language. */
+  language?: string;
+}
+
+export interface ExtractiveOptions {
+  /** Most units taken (before the blocks they bring). */
+  maxUnits?: number;
+  /** Most words of prose taken. */
+  maxWords?: number;
+  /** Most sections quoted. */
+  maxSections?: number;
+  /** Most lines of one code block. */
+  maxCodeLines?: number;
+  /** Share of the best score a unit needs to be taken. */
+  relativeThreshold?: number;
+  /** Weighted share of the query terms the best unit (with its heading) must hold, or nothing is relevant. */
+  minCoverage?: number;
+}
+
+const DEFAULTS: Required<ExtractiveOptions> = {
+  maxUnits: 6,
+  maxWords: 170,
+  maxSections: 3,
+  maxCodeLines: 25,
+  relativeThreshold: 0.7,
+  minCoverage: 0.34,
+};
+
+const PHRASES: Record<string, { intro: string; nothing: string; sources: string }> = {
+  en: {
+    intro: 'From the knowledge base:',
+    nothing: 'I could not find anything in the knowledge base that answers this question.',
+    sources: 'Sources',
+  },
+  fr: {
+    intro: 'Extrait de la base de connaissances :',
+    nothing: "Je n'ai rien trouvé dans la base de connaissances qui réponde à cette question.",
+    sources: 'Sources',
+  },
+  de: {
+    intro: 'Aus der Wissensdatenbank:',
+    nothing: 'In der Wissensdatenbank habe ich nichts gefunden, das diese Frage beantwortet.',
+    sources: 'Quellen',
+  },
+  es: {
+    intro: 'De la base de conocimiento:',
+    nothing: 'No encontré nada en la base de conocimiento que responda a esta pregunta.',
+    sources: 'Fuentes',
+  },
+  it: {
+    intro: 'Dalla base di conoscenza:',
+    nothing: 'Non ho trovato nulla nella base di conoscenza che risponda a questa domanda.',
+    sources: 'Fonti',
+  },
+  pt: {
+    intro: 'Da base de conhecimento:',
+    nothing: 'Não encontrei nada na base de conhecimento que responda a esta pergunta.',
+    sources: 'Fontes',
+  },
+  nl: {
+    intro: 'Uit de kennisbank:',
+    nothing: 'Ik heb in de kennisbank niets gevonden dat deze vraag beantwoordt.',
+    sources: 'Bronnen',
+  },
+};
+
+/** The answerer's fixed phrases in a language (English when it has none for it). */
+export function extractivePhrases(language: string): { intro: string; nothing: string; sources: string } {
+  return PHRASES[primaryLanguage(language)] ?? PHRASES.en!;
+}
+
+/** Weight of a term the query took from the conversation, relative to the message's own. */
+const HISTORY_TERM_SHARE = 0.25;
+/** A sentence this short that follows a chosen one in its paragraph is taken with it. */
+const SHORT_SENTENCE_WORDS = 16;
+
+const FENCE = /^(\s*)(`{3,}|~{3,})/;
+const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
+const SHORTCODE_LINE = /^\s*\{\{[<%].*[>%]\}\}\s*$/;
+const CODE_TOGGLE_OPEN = /^\s*\{\{[<%]\s*code-toggle\b[^}]*[>%]\}\}\s*$/;
+const CODE_TOGGLE_CLOSE = /^\s*\{\{[<%]\s*\/code-toggle\s*[>%]\}\}\s*$/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$/;
+/** Code blocks longer than this are quoted line by line (the lines that match). */
+const LONG_CODE_LINES = 12;
+const LINK_DEFINITION = /^\s*\[[^\]]+\]:\s*\S+/;
+const ALERT = /^\s*\[!\w+\]\s*$/;
+
+/** Terms of a text as the answerer scores them (stems; camelCase and dotted names split too). */
+function termsOf(text: string): Set<string> {
+  const split = text.replace(/([a-z])([A-Z])/g, '$1 $2');
+  return new Set(analyze(`${text} ${split}`, { stopWords: EXTENDED_STOP_WORDS }));
+}
+
+/** Inline Markdown made readable out of its page: relative and reference links keep their text. */
+function cleanInline(text: string): string {
+  return text
+    .replace(/\[([^\]]*)\]\((https?:\/\/[^)\s]+)\)/g, '\u0000$1\u0001$2\u0002')
+    .replace(/!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?/g, '$1')
+    .replace(/\u0000([^\u0001]*)\u0001([^\u0002]*)\u0002/g, '[$1]($2)')
+    .replace(/\{\{[<%].*?[>%]\}\}/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Cuts a section's Markdown into units, in document order. */
+export function segmentPassage(content: string, passage: number): Unit[] {
+  const units: Unit[] = [];
+  const lines = content.split(/\r?\n/);
+  let block = 0;
+  let order = 0;
+  let paragraph: string[] = [];
+  let firstParagraph = true;
+  const push = (unit: Omit<Unit, 'passage' | 'order' | 'terms' | 'intro' | 'opening'> & { opening?: boolean }, plain: string) => {
+    const terms = termsOf(plain);
+    units.push({ ...unit, passage, order: order++, terms, intro: unit.kind === 'sentence' && /:\s*$/.test(unit.text), opening: unit.opening ?? false });
+  };
+  const flushParagraph = () => {
+    if (paragraph.length === 0) return;
+    const text = cleanInline(paragraph.join(' '));
+    paragraph = [];
+    if (text === '') return;
+    block++;
+    sentenceSpans(text).forEach(([s, e], i) => {
+      const sentence = text.slice(s, e);
+      push({ kind: 'sentence', text: sentence, block, opening: firstParagraph && i === 0 }, stripInlineMarkup(sentence));
+    });
+    firstParagraph = false;
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const fence = FENCE.exec(line);
+    if (fence || CODE_TOGGLE_OPEN.test(line)) {
+      flushParagraph();
+      const body: string[] = [];
+      let language = '';
+      if (fence) {
+        language = line.slice(fence[0].length).trim().split(/\s+/)[0] ?? '';
+        const marker = fence[2]!;
+        const closing = new RegExp(`^\\s*${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
+        for (i++; i < lines.length && !closing.test(lines[i]!); i++) body.push(lines[i]!);
+      } else {
+        language = 'toml';
+        for (i++; i < lines.length && !CODE_TOGGLE_CLOSE.test(lines[i]!); i++) body.push(lines[i]!);
+      }
+      const indent = Math.min(...body.filter((l) => l.trim() !== '').map((l) => /^\s*/.exec(l)![0].length), Infinity);
+      const code = body.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n').replace(/\s+$/, '');
+      if (code.trim() === '') continue;
+      block++;
+      const codeLines = code.split('\n');
+      if (codeLines.length > LONG_CODE_LINES) {
+        for (const codeLine of codeLines) if (codeLine.trim() !== '') push({ kind: 'line', text: codeLine, block, language }, codeLine);
+      } else {
+        push({ kind: 'code', text: `\`\`\`${language}\n${code}\n\`\`\``, block }, code);
+      }
+      continue;
+    }
+    if (/^\s*#{1,6}\s/.test(line) || line.trim() === '' || SHORTCODE_LINE.test(line) || LINK_DEFINITION.test(line)) {
+      flushParagraph();
+      continue;
+    }
+    if (line.trimStart().startsWith('|') || (line.includes('|') && TABLE_DELIMITER.test(lines[i + 1] ?? ''))) {
+      flushParagraph();
+      const table: string[] = [];
+      for (; i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== ''; i++) table.push(lines[i]!.trim());
+      i--;
+      block++;
+      const delimiter = table.length > 1 && TABLE_DELIMITER.test(table[1]!) ? 2 : 0;
+      const header = delimiter ? table.slice(0, 2).join('\n') : undefined;
+      for (const row of table.slice(delimiter)) {
+        push({ kind: 'row', text: cleanInline(row), block, ...(header ? { header: cleanInline(table[0]!) + '\n' + table[1] } : {}) }, stripInlineMarkup(`${table[0]} ${row}`));
+      }
+      continue;
+    }
+    const item = LIST_ITEM.exec(line);
+    if (item) {
+      flushParagraph();
+      const previous = units[units.length - 1];
+      if (!previous || previous.kind !== 'item' || previous.block !== block) block++;
+      let text = item[3]!;
+      // Continuation lines: indented further than the marker, up to a blank line or the next item.
+      while (i + 1 < lines.length && lines[i + 1]!.trim() !== '' && !LIST_ITEM.test(lines[i + 1]!) && /^\s+/.test(lines[i + 1]!) && !FENCE.test(lines[i + 1]!)) {
+        text += ` ${lines[++i]!.trim()}`;
+      }
+      const marker = /^\d/.test(item[2]!) ? '1.' : '-';
+      const cleaned = cleanInline(text);
+      if (cleaned !== '') push({ kind: 'item', text: `${marker} ${cleaned}`, block, indent: Math.floor(item[1]!.length / 2) }, stripInlineMarkup(cleaned));
+      continue;
+    }
+    const quoted = line.replace(/^\s*(>\s?)+/, '');
+    if (ALERT.test(quoted)) continue;
+    paragraph.push(quoted);
+  }
+  flushParagraph();
+  return units;
+}
+
+/** A unit chosen for the answer, in its passage's document order. */
+interface Picked {
+  unit: Unit;
+}
+
+export interface ExtractiveAnswer {
+  /** The answer's fragments, in order. */
+  fragments: string[];
+  /** The passages quoted, best first (empty when nothing relevant was found). */
+  passages: Passage[];
+}
+
+/** Picks and writes the answer (see the module comment). Pure and deterministic. */
+export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'language' | 'passages'>, options: ExtractiveOptions = {}): ExtractiveAnswer {
+  const settings = { ...DEFAULTS, ...options };
+  const phrases = extractivePhrases(input.language);
+  const nothing: ExtractiveAnswer = { fragments: [phrases.nothing], passages: [] };
+  // The message's own terms count fully; terms the retrieval query took from the conversation, a quarter.
+  const asked = termsOf(input.question);
+  const query = new Map<string, number>([...termsOf(input.query)].map((t) => [t, HISTORY_TERM_SHARE]));
+  for (const t of asked) query.set(t, 1);
+  if (query.size === 0 || input.passages.length === 0) return nothing;
+
+  const units = input.passages.flatMap((p, i) => segmentPassage(p.content, i));
+  const headings = input.passages.map((p) => termsOf(p.headingPath));
+
+  // A term weighs more the fewer units hold it (over the retrieved sections only).
+  const df = new Map<string, number>();
+  for (const unit of units) for (const t of unit.terms) if (query.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  const weights = new Map<string, number>();
+  for (const [t, share] of query) weights.set(t, share * Math.log(1 + (units.length + 1) / (1 + (df.get(t) ?? 0))));
+  const total = [...weights.values()].reduce((s, w) => s + w, 0);
+
+  const scored = units
+    .map((unit) => {
+      let own = 0;
+      let coverage = 0;
+      for (const [t, w] of weights) {
+        if (unit.terms.has(t)) {
+          own += w;
+          coverage += w;
+        } else if (headings[unit.passage]!.has(t)) coverage += w / 2;
+      }
+      const prior = 0.15 * (1 - unit.passage / input.passages.length);
+
+      const words = unit.kind === 'code' || unit.kind === 'line' ? 0 : unit.text.split(/\s+/).length;
+      const long = words > 60 ? 0.05 : 0;
+      // Prose explains; code that holds the same words ranks a little lower.
+      const kindFactor = unit.kind === 'code' ? 0.8 : 1;
+      const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) - long;
+      return { unit, own: own / total, coverage: coverage / total, score };
+    })
+    .filter((s) => s.own > 0);
+  scored.sort((a, b) => b.score - a.score || a.unit.passage - b.unit.passage || a.unit.order - b.unit.order);
+  const best = scored[0];
+  if (!best || best.coverage < settings.minCoverage) return nothing;
+
+  const picked = new Map<Unit, Picked>();
+  const sections = new Set<number>();
+  let words = 0;
+  let taken = 0;
+  const byPassage = units.reduce((map, u) => {
+    const list = map.get(u.passage) ?? [];
+    list.push(u);
+    map.set(u.passage, list);
+    return map;
+  }, new Map<number, Unit[]>());
+  const quotedTexts = new Set<string>();
+  const add = (unit: Unit) => {
+    // The same sentence or block in two sections (an example repeated on a page) is quoted once.
+    if (picked.has(unit) || quotedTexts.has(unit.text)) return false;
+    quotedTexts.add(unit.text);
+    picked.set(unit, { unit });
+    if (unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
+    return true;
+  };
+  /** A unit with what it needs to be read: the block a sentence introduces, the sentence before or after. */
+  const take = (unit: Unit, depth: number) => {
+    if (!add(unit)) return;
+    const siblings = byPassage.get(unit.passage)!;
+    const index = siblings.indexOf(unit);
+    const before = siblings[index - 1];
+    const next = siblings[index + 1];
+    // A sentence introducing a block brings the block (a whole list up to 8 items, a table up to 8 rows).
+    if (unit.intro && next && next.kind !== 'sentence') {
+      siblings.filter((u) => u.block === next.block).slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach(add);
+    }
+    if (depth > 0) return;
+    // A sentence leaning on the one before ("This creates...") brings it.
+    if (unit.kind === 'sentence' && before?.block === unit.block && /^(It|This|That|These|Those|They|Then|Otherwise)\b/.test(unit.text)) take(before, 1);
+    // A list item brings the sentence introducing its list.
+    if (unit.kind === 'item') {
+      const intro = siblings[siblings.findIndex((u) => u.block === unit.block) - 1];
+      if (intro?.intro) add(intro);
+    }
+    // A short sentence right after it in its paragraph often completes it ("The default is 300.").
+    if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block === unit.block && next.text.split(/\s+/).length <= SHORT_SENTENCE_WORDS) {
+      take(next, 1);
+    }
+  };
+  for (const candidate of scored) {
+    if (taken >= settings.maxUnits || words >= settings.maxWords) break;
+    if (candidate.score < best.score * settings.relativeThreshold) break;
+    const { unit } = candidate;
+    if (picked.has(unit)) continue;
+    if (!sections.has(unit.passage) && sections.size >= settings.maxSections) continue;
+    sections.add(unit.passage);
+    taken++;
+    take(unit, 0);
+  }
+  if (picked.size === 0) return nothing;
+
+  // Written out passage by passage (best first), each in document order under its heading.
+  const fragments: string[] = [`${phrases.intro}\n\n`];
+  const quoted: Passage[] = [];
+  const passageOrder = [...new Set([...picked.values()].map((p) => p.unit.passage))].sort((a, b) => a - b);
+  for (const index of passageOrder) {
+    const passage = input.passages[index]!;
+    quoted.push(passage);
+    fragments.push(`**${passage.headingPath.split(' > ').join(' › ')}**\n\n`);
+    const chosen = [...picked.values()].map((p) => p.unit).filter((u) => u.passage === index).sort((a, b) => a.order - b.order);
+    let previous: Unit | undefined;
+    for (const unit of chosen) {
+      const sameBlock = previous !== undefined && previous.block === unit.block && previous.kind === unit.kind;
+      let piece = '';
+      if (previous?.kind === 'line' && !sameBlock) piece += '\n```';
+      if (previous) piece += sameBlock ? (unit.kind === 'sentence' ? ' ' : '\n') : '\n\n';
+      if (unit.kind === 'row' && !sameBlock && unit.header) piece += `${unit.header}\n`;
+      if (unit.kind === 'line') {
+        if (!sameBlock) piece += `\`\`\`${unit.language ?? ''}\n`;
+        else if (unit.order !== previous!.order + 1) piece += '...\n';
+      }
+      if (unit.kind === 'item') piece += '  '.repeat(unit.indent ?? 0);
+      piece += unit.kind === 'code' ? limitLines(unit.text, settings.maxCodeLines) : unit.text;
+      fragments.push(piece);
+      previous = unit;
+    }
+    fragments.push(previous?.kind === 'line' ? '\n```\n\n' : '\n\n');
+  }
+  fragments.push(`${phrases.sources}: ${sourcesOf(quoted).map((s) => s.title).join('; ')}.`);
+  return { fragments, passages: quoted };
+}
+
+function limitLines(code: string, max: number): string {
+  const lines = code.split('\n');
+  // The fence lines are not counted.
+  if (lines.length - 2 <= max) return code;
+  return [...lines.slice(0, max + 1), '...', lines[lines.length - 1]!].join('\n');
+}
+
+/** The extractive answerer: the whole answer is picked at once, then streamed fragment by fragment. */
+export class ExtractiveAnswerer implements Answerer {
+  readonly kind = 'extractive' as const;
+
+  constructor(private readonly options: ExtractiveOptions = {}) {}
+
+  async answer(input: AnswerInput, signal?: AbortSignal): Promise<AnswerStream> {
+    signal?.throwIfAborted();
+    const { fragments, passages } = extractAnswer(input, this.options);
+    return {
+      passages,
+      fragments: (async function* () {
+        for (const fragment of fragments) {
+          signal?.throwIfAborted();
+          yield fragment;
+        }
+      })(),
+    };
+  }
+}

@@ -1,0 +1,70 @@
+import type { DB } from '@kb/db';
+import { sql, type Kysely } from 'kysely';
+
+/** A retrieved chunk with the section (parent chunk) and document it belongs to. */
+export interface SectionHit {
+  chunkId: string;
+  chunkOrdinal: number;
+  chunkContent: string;
+  chunkTokens: number;
+  /** The parent section's id; the chunk's own id when it has no parent. */
+  sectionId: string;
+  sectionOrdinal: number;
+  headingPath: string;
+  /** The section's Markdown, its heading line included (the chunk's content when it has no parent). */
+  sectionContent: string;
+  documentId: string;
+  title: string;
+  slug: string;
+  namespace: string;
+}
+
+/** Reads what retrieval widens hits to: parent sections and their documents. */
+const COUNT_TTL_MS = 5_000;
+
+export class SectionsRepository {
+  private count: { chunks: number; at: number } | undefined;
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  private async chunkCount(): Promise<number> {
+    if (!this.count || Date.now() - this.count.at > COUNT_TTL_MS) {
+      const total = await sql<{ n: string }>`select count(*) as n from chunks`.execute(this.db);
+      this.count = { chunks: Number(total.rows[0]?.n ?? 0), at: Date.now() };
+    }
+    return this.count.chunks;
+  }
+
+  /** The sections of some chunks (in no particular order; unknown ids are left out). */
+  async sectionsOf(chunkIds: readonly string[]): Promise<SectionHit[]> {
+    if (chunkIds.length === 0) return [];
+    const rows = await sql<SectionHit>`
+      select c.id as "chunkId", c.ordinal as "chunkOrdinal", c.content as "chunkContent", c.token_count as "chunkTokens",
+             coalesce(p.id, c.id) as "sectionId", coalesce(p.ordinal, c.ordinal) as "sectionOrdinal",
+             coalesce(p.heading_path, c.heading_path) as "headingPath", coalesce(p.content, c.content) as "sectionContent",
+             d.id as "documentId", d.title, d.slug, d.namespace
+      from chunks c
+      join documents d on d.id = c.document_id
+      left join parent_chunks p on p.id = c.parent_id
+      where c.id = any(${[...chunkIds]}::uuid[])`.execute(this.db);
+    return rows.rows;
+  }
+
+  /**
+   * How many chunks hold each word, as the full-text index analyses it (a word the index
+   * ignores, or splits into nothing, counts 0), and the number of chunks.
+   */
+  async chunkFrequencies(words: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
+    const frequencies = new Map<string, number>();
+    const chunks = await this.chunkCount();
+    if (words.length === 0 || chunks === 0) return { chunks, frequencies };
+    const rows = await sql<{ word: string; df: string }>`
+      select w.word, (
+        select count(*) from chunks where numnode(q.query) > 0 and search_tsv @@ q.query
+      ) as df
+      from unnest(${[...words]}::text[]) as w(word)
+      cross join lateral (select plainto_tsquery('english', w.word) as query) q`.execute(this.db);
+    for (const row of rows.rows) frequencies.set(row.word, Number(row.df));
+    return { chunks, frequencies };
+  }
+}

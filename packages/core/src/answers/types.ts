@@ -1,0 +1,107 @@
+/**
+ * What chat and the FAQ share: passages retrieved from the knowledge base, the sources they
+ * name, and answerers that write from them.
+ */
+
+export type RetrievalMode = 'standard' | 'smart';
+
+/** A section of a document given to an answerer (a hit widened to its parent section). */
+export interface Passage {
+  documentId: string;
+  title: string;
+  slug: string;
+  namespace: string;
+  /** The document's address, when it has one. */
+  url?: string;
+  /** Heading trail, document title first, joined by " > ". */
+  headingPath: string;
+  /** The section's Markdown (its heading line included), or the hit chunks when the section is over budget. */
+  content: string;
+  /** Position of the section in its document (parents in document order). */
+  ordinal: number;
+  /** Relevance within this retrieval, higher is better (not comparable across queries). */
+  score: number;
+  /** Estimated tokens of `content`. */
+  tokens: number;
+}
+
+/** A document an answer drew on, as the stream's `meta` event and stored messages name it. */
+export interface Source {
+  title: string;
+  documentId: string;
+  slug: string;
+  namespace: string;
+  url?: string;
+}
+
+/** A message of the conversation so far, oldest first. */
+export interface HistoryMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface RetrieveInput {
+  /** The user's message. */
+  message: string;
+  /** Earlier messages of the conversation, oldest first (shape a follow-up's retrieval). */
+  history?: readonly HistoryMessage[];
+  /** Namespaces to search; null or empty for all. */
+  namespaces?: readonly string[] | null;
+  mode?: RetrievalMode;
+  /** Estimated tokens the passages may hold together (default: the configured context budget). */
+  budgetTokens?: number;
+  /** Most distinct documents the passages may come from (default 5). */
+  maxDocuments?: number;
+}
+
+export interface Retrieval {
+  /** Best first. */
+  passages: Passage[];
+  /** The standalone query the passages were retrieved with (the message, completed from the history). */
+  query: string;
+}
+
+export interface AnswerInput {
+  /** The user's message, as asked. */
+  question: string;
+  /** The standalone query of the retrieval (a follow-up completed from the history). */
+  query: string;
+  /** BCP 47 tag of the language to answer in. */
+  language: string;
+  history: readonly HistoryMessage[];
+  /** Best first. */
+  passages: readonly Passage[];
+}
+
+/** An answer being written: the passages it draws on are known before its first fragment. */
+export interface AnswerStream {
+  /** The passages the answer draws on, best first. */
+  passages: readonly Passage[];
+  /** Fragments of the answer, to be concatenated in order. */
+  fragments: AsyncIterable<string>;
+}
+
+export interface Answerer {
+  /** `claude` (ANTHROPIC_API_KEY set) or `extractive` (the built-in answerer). */
+  readonly kind: 'claude' | 'extractive';
+  /** Starts an answer; the model call, if any, starts when `fragments` is first read. */
+  answer(input: AnswerInput, signal?: AbortSignal): Promise<AnswerStream>;
+}
+
+/** The distinct documents of passages, best first, as sources. */
+export function sourcesOf(passages: readonly Passage[]): Source[] {
+  const seen = new Set<string>();
+  const sources: Source[] = [];
+  for (const p of passages) {
+    if (seen.has(p.documentId)) continue;
+    seen.add(p.documentId);
+    sources.push({
+      title: p.title,
+      documentId: p.documentId,
+      slug: p.slug,
+      namespace: p.namespace,
+      ...(p.url ? { url: p.url } : {}),
+    });
+  }
+  return sources;
+}

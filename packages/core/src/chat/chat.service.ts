@@ -1,0 +1,171 @@
+/**
+ * Chat: what both the SSE route and the `stream: false` procedure call.
+ *
+ * `prepare` does everything that decides whether the request is accepted (the conversation
+ * exists and the caller may continue it, the language) and stores the user's message; its
+ * failures are ordinary errors. The prepared chat's `events` then retrieves, announces the
+ * sources (`meta`), streams the answer (`chunk`s) and stores it; a failure from there on is an
+ * `error` event, and the answer written so far is stored marked interrupted, as it is when the
+ * caller's signal aborts (the client went away).
+ */
+import { NAMESPACES } from '../namespaces.ts';
+import { AppError, isAppError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import type { Logger } from '../logger.ts';
+import type { Answers } from '../answers/index.ts';
+import { sourcesOf, type HistoryMessage, type RetrievalMode, type Source } from '../answers/types.ts';
+import type { ConversationsRepository } from './conversations.repository.ts';
+
+export interface ChatRequest {
+  message: string;
+  /** Namespaces to search; null or empty for all. */
+  namespaces?: readonly string[] | null;
+  conversationId?: string;
+  /** A canonical BCP 47 tag; detected from the message when absent. */
+  language?: string;
+  retrieval?: RetrievalMode;
+}
+
+/** Who asks: a key (admin or not) or an admin session (no key). */
+export interface ChatCaller {
+  keyId: string | null;
+  admin: boolean;
+}
+
+export type ChatEvent =
+  | { type: 'meta'; conversationId: string; sources: Source[] }
+  | { type: 'chunk'; text: string }
+  /** `error` says why, for the JSON answer of a request that did not stream. */
+  | { type: 'error'; message: string; error: AppError };
+
+export interface ChatAnswer {
+  conversationId: string;
+  answer: string;
+  sources: Source[];
+  language: string;
+}
+
+export interface PreparedChat {
+  readonly conversationId: string;
+  readonly language: string;
+  /** Runs the answer as events; can be read once. */
+  events(signal?: AbortSignal): AsyncGenerator<ChatEvent, void, undefined>;
+  /** Runs the answer and returns it whole; a failure is thrown. */
+  collect(signal?: AbortSignal): Promise<ChatAnswer>;
+}
+
+/** Messages of the conversation read before a turn (their tokens are bounded again by the prompt). */
+const HISTORY_MESSAGES = 20;
+
+export class ChatService {
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly answers: Answers,
+    private readonly logger: Logger,
+  ) {}
+
+  async prepare(request: ChatRequest, caller: ChatCaller, log: Logger = this.logger): Promise<PreparedChat> {
+    let conversationLanguage: string | null = null;
+    if (request.conversationId !== undefined) {
+      // Unknown, malformed, or another key's: all the same 404, so ids leak nothing.
+      const conversation = isUuid(request.conversationId) ? await this.conversations.find(request.conversationId) : undefined;
+      if (!conversation || (!caller.admin && conversation.apiKeyId !== caller.keyId)) {
+        throw new AppError('NOT_FOUND', `No conversation ${request.conversationId}`);
+      }
+      conversationLanguage = conversation.language;
+    }
+    const language = await this.answers.languages.resolve(request.message, request.language, conversationLanguage);
+    const namespaces = request.namespaces && request.namespaces.length > 0 ? [...request.namespaces] : [...NAMESPACES];
+    const { conversationId, turn } = await this.conversations.beginTurn({
+      ...(request.conversationId !== undefined ? { conversationId: request.conversationId } : {}),
+      apiKeyId: caller.keyId,
+      language,
+      namespaces,
+      message: request.message,
+    });
+    const history: HistoryMessage[] =
+      request.conversationId === undefined
+        ? []
+        : (await this.conversations.history(conversationId, turn, HISTORY_MESSAGES)).map((m) => ({ role: m.role, content: m.content }));
+    let started = false;
+    const run = (signal?: AbortSignal) => {
+      if (started) throw new Error('a prepared chat runs once');
+      started = true;
+      return this.run({ ...request, namespaces }, { conversationId, turn, language, history }, signal, log.child({ conversationId }));
+    };
+    return {
+      conversationId,
+      language,
+      events: run,
+      async collect(signal) {
+        let answer = '';
+        let sources: Source[] = [];
+        for await (const event of run(signal)) {
+          if (event.type === 'meta') sources = event.sources;
+          else if (event.type === 'chunk') answer += event.text;
+          else throw event.error;
+        }
+        signal?.throwIfAborted();
+        return { conversationId, answer, sources, language };
+      },
+    };
+  }
+
+  private async *run(
+    request: ChatRequest,
+    turn: { conversationId: string; turn: number; language: string; history: HistoryMessage[] },
+    signal: AbortSignal | undefined,
+    log: Logger,
+  ): AsyncGenerator<ChatEvent, void, undefined> {
+    const { conversationId } = turn;
+    let sources: Source[] = [];
+    let metaSent = false;
+    let answer = '';
+    let stored = false;
+    const store = async (interrupted: boolean) => {
+      if (stored) return;
+      stored = true;
+      try {
+        await this.conversations.storeAnswer({ conversationId, turn: turn.turn, content: answer, sources, interrupted });
+      } catch (error) {
+        log.error({ err: error, interrupted }, 'could not store the answer');
+        if (!interrupted) throw error;
+      }
+    };
+    try {
+      const retrieval = await this.answers.retriever.retrieve(
+        { message: request.message, history: turn.history, namespaces: request.namespaces ?? null, mode: request.retrieval ?? 'standard' },
+        signal,
+      );
+      signal?.throwIfAborted();
+      const stream = await this.answers.answerer.answer(
+        { question: request.message, query: retrieval.query, language: turn.language, history: turn.history, passages: retrieval.passages },
+        signal,
+      );
+      sources = sourcesOf(stream.passages);
+      metaSent = true;
+      yield { type: 'meta', conversationId, sources };
+      for await (const text of stream.fragments) {
+        answer += text;
+        yield { type: 'chunk', text };
+      }
+      signal?.throwIfAborted();
+      await store(false);
+    } catch (error) {
+      if (signal?.aborted) {
+        log.info({ chars: answer.length }, 'client went away; the answer so far is stored as interrupted');
+        await store(true);
+        return;
+      }
+      const failure = isAppError(error) ? error : new AppError('INTERNAL_SERVER_ERROR', 'The answer could not be completed; try again', { cause: error });
+      if (failure.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error }, 'chat answer failed');
+      else log.warn({ err: error, code: failure.code }, 'chat answer failed');
+      await store(true);
+      if (!metaSent) yield { type: 'meta', conversationId, sources: [] };
+      yield { type: 'error', message: failure.message, error: failure };
+    } finally {
+      // The reader stopped early (return() on the generator): keep what was written.
+      if (!stored) await store(true);
+    }
+  }
+}
