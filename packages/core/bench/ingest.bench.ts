@@ -20,7 +20,7 @@ import { chunkMarkdown, embeddingText } from '@kb/content';
 import { toVectorLiteral } from '@kb/db';
 import { sql } from 'kysely';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
-import { DocumentsRepository } from '../src/ingestion/documents.repository.ts';
+import { DocumentsRepository, type DocumentVersion } from '../src/ingestion/documents.repository.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { createLogger } from '../src/logger.ts';
 import { SearchRepository } from '../src/search/search.repository.ts';
@@ -55,7 +55,7 @@ try {
   const prepared = docs.map((d) => ({ doc: d, chunked: chunkMarkdown({ title: d.title, content: d.content }) }));
   const chunkMs = performance.now() - t;
   t = performance.now();
-  const versions = [];
+  const versions: DocumentVersion[] = [];
   let chunkCount = 0;
   for (const { doc, chunked } of prepared) {
     const children = chunked.parents.flatMap((p) => p.children.map((c) => ({ ...c, parentOrdinal: p.ordinal })));
@@ -132,7 +132,7 @@ try {
       const rows = Array.from({ length: n }, (_, i) => {
         const a = pool[(done + i) % pool.length]!;
         const b = pool[(done * 7 + i * 13) % pool.length]!;
-        const mixed = a.embedding.map((x, j) => x + 0.5 * b.embedding[j]!);
+        const mixed = Array.from(a.embedding, (x, j) => x + 0.5 * b.embedding[j]!);
         return { content: `${a.content.slice(0, 200)} ${b.content.slice(0, 200)}`, embedding: toVectorLiteral(mixed) };
       });
       await sql`

@@ -185,7 +185,7 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(parents.map((p) => p.heading_path)).toEqual(['dup > Steps', 'dup > Steps', 'dup > Other']);
     const hits = await search.search({ query: 'Bearer tokens API key', topK: 5 });
     expect(hits[0]?.documentTitle).toBe('Seed doc');
-    const filtered = await search.search({ query: 'auth', topK: 5, source: ['user_docs'] });
+    const filtered = await search.search({ query: 'auth', topK: 5, namespaces: ['user_docs'] });
     expect(filtered[0]?.documentTitle).toBe('Seed doc');
   });
 
