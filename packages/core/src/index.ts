@@ -10,7 +10,7 @@ export { UsageTracker } from './keys/usage-tracker.ts';
 export { generateApiKey, looksLikeApiKey, sha256Hex } from './keys/secret.ts';
 export type { ApiKeyView, AuthenticatedKey, CreateApiKeyInput, CreatedApiKey } from './keys/types.ts';
 export { AdminSessions, SESSION_COOKIE } from './auth/admin-sessions.ts';
-export { RateLimiterUnavailableError, SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
+export { RateLimiterUnavailableError, rateLimitHeaders, SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
 export type { RateLimitDecision, WindowLimit } from './ratelimit/rate-limiter.ts';
 export { createServices } from './services.ts';
 export type { Services } from './services.ts';
@@ -52,3 +52,4 @@ export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/w
 export { warmUpSpecWorker } from './openapi/index.ts';
 export * from './answers/index.ts';
 export * from './chat/index.ts';
+export * from './faq/index.ts';

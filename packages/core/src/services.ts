@@ -21,6 +21,7 @@ import { createWikiImportHandler } from './wiki/wiki-import.ts';
 import { SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
 import { createAnswers, type Answers } from './answers/index.ts';
 import { ChatService, ConversationsRepository, ConversationsService } from './chat/index.ts';
+import { createFaqService, type FaqService } from './faq/index.ts';
 
 /** Everything the API layer calls, built once per process from the configuration. */
 export interface Services {
@@ -48,6 +49,8 @@ export interface Services {
   answers: Answers;
   chat: ChatService;
   conversations: ConversationsService;
+  /** The public FAQ. */
+  faq: FaqService;
   /** Starts background work: in embedded mode, runs jobs left unfinished by an earlier process. */
   start(): Promise<void>;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
@@ -83,6 +86,8 @@ export function createServices(deps: {
   const search = new SearchService(database, embedder, logger);
   const answers = createAnswers({ config, database, search, logger });
   const conversations = new ConversationsRepository(database);
+  const rateLimiter = new SlidingWindowRateLimiter(redis ? { redis } : {});
+  const faq = createFaqService({ config, database, answers, rateLimiter, logger });
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
     : new InProcessJobQueue(runner, jobsRepository, logger);
@@ -93,7 +98,7 @@ export function createServices(deps: {
     redis,
     keys: new ApiKeysService(keysRepository),
     usage,
-    rateLimiter: new SlidingWindowRateLimiter(redis ? { redis } : {}),
+    rateLimiter,
     sessions: new AdminSessions(database.db, {
       adminPassword: config.security.adminPassword,
       ttlMs: config.security.sessionTtlMs,
@@ -117,12 +122,15 @@ export function createServices(deps: {
     answers,
     chat: new ChatService(conversations, answers, logger),
     conversations: new ConversationsService(conversations),
+    faq,
     async start() {
       if (queue instanceof InProcessJobQueue) await queue.start();
+      faq.start();
     },
     async stop() {
       await queue.close();
       await usage.stop();
+      await faq.stop();
     },
   };
 }
