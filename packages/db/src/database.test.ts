@@ -27,7 +27,7 @@ describe.each(kinds)('schema on %s', (kind) => {
         select table_name from information_schema.tables where table_schema = 'public' order by table_name`.execute(database.db);
       expect(tables.rows.map((r) => r.table_name)).toEqual(
         expect.arrayContaining([
-          'admin_sessions', 'api_keys', 'chunks', 'conversations', 'documents', 'faq_cache',
+          'admin_sessions', 'api_keys', 'chunks', 'conversations', 'documents', 'faq_cache', 'faq_generations',
           'ingestion_jobs', 'messages', 'namespaces', 'parent_chunks', 'store_meta',
         ]),
       );

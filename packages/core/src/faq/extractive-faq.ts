@@ -90,6 +90,12 @@ export function buildExtractiveFaq(input: ExtractiveFaqInput): FaqPair[] {
 
 /** Answers candidates in order, dropping unanswered questions and repeated questions or answers. */
 function answerCandidates(candidates: readonly Candidate[], input: FaqWriteInput): FaqPair[] {
+  const trimmed = new Map<Passage, Passage>();
+  const shortened = (p: Passage) => {
+    let q = trimmed.get(p);
+    if (!q) trimmed.set(p, (q = withoutLongCode(p)));
+    return q;
+  };
   const pairs: FaqPair[] = [];
   const questions = new Set<string>();
   const answers: Array<Set<string>> = [];
@@ -99,7 +105,7 @@ function answerCandidates(candidates: readonly Candidate[], input: FaqWriteInput
     const key = questionKey(candidate.question);
     if (questions.has(key)) continue;
     const answer = extractAnswer(
-      { question: candidate.question, query: input.topic, language: input.language, passages: candidate.passages.map(withoutLongCode) },
+      { question: candidate.question, query: input.topic, language: input.language, passages: candidate.passages.map(shortened) },
       { ...ANSWER_OPTIONS, maxSections: candidate.maxSections },
     );
     if (answer.passages.length === 0) continue;
