@@ -81,6 +81,8 @@ describe.each(kinds)('GET /api/v1/faq, built-in writer (%s)', (kind) => {
       ['?q=menus&lang=english!', /BCP 47/],
       ['?q=menus&limit=5', /limit/],
       ['?q=menus&q=other', /q/],
+      ['?q=a%00b', /NUL character/],
+      ['?q=menus&source=', /must be one of/],
     ];
     for (const [query, message] of cases) {
       const res = await faq(query);

@@ -30,16 +30,17 @@ const boolFlag = (fallback: boolean) =>
       .optional()
       .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes')),
   );
-const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+const wholeNumber = (fallback: number, min: number, max: number) =>
   z.preprocess(
     emptyToUndefined,
     z.coerce
       .number({ message: 'must be a number' })
       .int('must be a whole number')
-      .min(1, 'must be at least 1')
+      .min(min, min === 0 ? 'must be 0 or more' : `must be at least ${min}`)
       .max(max, `must be at most ${max}`)
       .default(fallback),
   );
+const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(fallback, 1, max);
 
 const serverSchema = z.object({
   PORT: z.preprocess(
@@ -94,25 +95,11 @@ const answersSchema = z.object({
   VOYAGE_RERANK_MODEL: z.preprocess(emptyToUndefined, z.string().default('rerank-2.5')),
 });
 
-const nonNegativeInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.preprocess(
-    emptyToUndefined,
-    z.coerce
-      .number({ message: 'must be a number' })
-      .int('must be a whole number')
-      .min(0, 'must be 0 or more')
-      .max(max, `must be at most ${max}`)
-      .default(fallback),
-  );
-
 const faqSchema = z.object({
-  KB_FAQ_RATE_LIMIT_PER_MINUTE: nonNegativeInt(10, 1_000_000),
-  KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: nonNegativeInt(300, 1_000_000),
-  KB_FAQ_DAILY_LIMIT: nonNegativeInt(1_000, 100_000_000),
-  KB_FAQ_CONTEXT_TOKENS: z.preprocess(
-    emptyToUndefined,
-    z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(500, 'must be at least 500').max(100_000).default(6_000),
-  ),
+  KB_FAQ_RATE_LIMIT_PER_MINUTE: wholeNumber(10, 0, 1_000_000),
+  KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: wholeNumber(300, 0, 1_000_000),
+  KB_FAQ_DAILY_LIMIT: wholeNumber(1_000, 0, 100_000_000),
+  KB_FAQ_CONTEXT_TOKENS: wholeNumber(6_000, 500, 100_000),
 });
 
 const wikiSchema = z.object({
