@@ -31,6 +31,7 @@ describe('questions from headings (English)', () => {
     expect(en('Output > Default handler')).toBe('What is the default handler?');
     expect(en('Highlighting > Syntax highlighting')).toBe('What is syntax highlighting?');
     expect(en('token', 'A token is an identifier within a format string.')).toBe('What is a token?');
+    expect(en('Pagination', 'Pagination splits a list page.')).toBe('What is pagination?');
     expect(en('Menus', 'Menus are lists of links.')).toBe('What are menus?');
     expect(en('Tasks > Background Tasks', 'You can define background tasks.')).toBe('What are background tasks?');
   });
@@ -40,6 +41,7 @@ describe('questions from headings (English)', () => {
     expect(en('Hosting > GitHub Pages', 'Publish to GitHub Pages.')).toBe('What are GitHub Pages?');
     expect(en('Install Hugo > Linux', 'On Linux, install the snap package.')).toBe('How do I install Hugo on Linux?');
     expect(en('Install Hugo > Homebrew', 'Install it with Homebrew.')).toBe('How do I install Hugo with Homebrew?');
+    expect(en('hugo completion bash > macOS', 'Run `hugo completion bash` on macOS.')).toBe('What is `hugo completion bash` for macOS?');
   });
 
   it('asks about a generic heading through the nearest specific heading above it', () => {

@@ -359,6 +359,7 @@ function englishCase(phrase: string, content: string): string {
 /** Whether the text writes a word only capitalised (a product or place name, not an ordinary word). */
 function isName(word: string, content: string): boolean {
   const firstWord = word.split(' ')[0]!;
+  if (PLATFORMS.has(word.toLowerCase())) return true;
   if (!/^\p{Lu}/u.test(firstWord)) return false;
   if (/\p{Lu}/u.test(firstWord.slice(1))) return true;
   const escaped = firstWord.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -369,6 +370,7 @@ function isName(word: string, content: string): boolean {
 
 /** An identifier, command or file name rather than words ("hugo server", "site.Menus", "robots.txt", "baseURL"). */
 function isCodeLike(heading: string, content: string): boolean {
+  if (PLATFORMS.has(heading.toLowerCase())) return false;
   if (/^[\w$.:/-]+$/.test(heading) && (/[._/:$]|^-/.test(heading) || /^[a-z]+[A-Z]/.test(heading))) return true;
   if (!/^[a-z]/.test(heading)) return false;
   const escaped = heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -401,7 +403,8 @@ function englishArticle(phrase: string, content: string, indefinite = true): str
   if (THE_ADJECTIVES.has(first)) return 'the ';
   if (isName(words[0]!, content) || /[`]/.test(phrase)) return '';
   if (MASS_ENDINGS.test(last) || MASS_NOUNS.has(last)) return '';
-  if (words.length < 2) return !indefinite ? '' : /^[aeio]|^u(?!ni|se|sa|ri|ti)/i.test(phrase) ? 'an ' : 'a ';
+  // A single abstract noun ("pagination", "deployment") reads without one.
+  if (words.length < 2) return !indefinite || /(tion|sion|ment)$/.test(last) ? '' : /^[aeio]|^u(?!ni|se|sa|ri|ti)/i.test(phrase) ? 'an ' : 'a ';
   return 'the ';
 }
 
