@@ -192,6 +192,8 @@ describe('migrations', () => {
         '20261121T0000_initial',
         '20261121T0100_chunk_parent_index',
         '20261122T0000_half_precision_vector_index',
+        '20261123T0000_conversation_turns',
+        '20261124T0000_faq_sources',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -210,6 +212,8 @@ describe('migrations', () => {
         '20261121T0000_initial',
         '20261121T0100_chunk_parent_index',
         '20261122T0000_half_precision_vector_index',
+        '20261123T0000_conversation_turns',
+        '20261124T0000_faq_sources',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();
