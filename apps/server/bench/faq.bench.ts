@@ -112,6 +112,7 @@ try {
     const missHttp: number[] = [];
     const pairs: number[] = [];
     const notFound: string[] = [];
+    const few: string[] = [];
     const shown: Array<{ topic: string; content: string }> = [];
     for (const topic of TOPICS) {
       const r = await ask(topic);
@@ -122,6 +123,7 @@ try {
         if (r.body.cached) throw new Error(`${topic}: a miss was served from the cache`);
         const count = (r.body.content!.match(/^## /gm) ?? []).length;
         pairs.push(count);
+        if (count < 5) few.push(`${topic} (${count})`);
         if (shown.length < Number(values.show)) shown.push({ topic, content: r.body.content! });
       } else throw new Error(`${topic}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
     }
@@ -144,6 +146,7 @@ try {
     const hist = new Map<number, number>();
     for (const n of pairs) hist.set(n, (hist.get(n) ?? 0) + 1);
     console.log(`  pairs per FAQ: ${[...hist].sort((a, b) => a[0] - b[0]).map(([n, c]) => `${n}: ${c}`).join(', ')}; 404: ${notFound.length} (${notFound.join('; ')})`);
+    if (few.length > 0) console.log(`  fewer than 5 pairs (the knowledge base holds fewer answers): ${few.join('; ')}`);
     console.log(`\nFAQ hits (${hitServer.length} requests)`);
     row('server-side (FAQ service call), p50', percentile(hitServer, 50), 5);
     row('server-side, p95', percentile(hitServer, 95));

@@ -11,7 +11,7 @@ import { primaryLanguage, type LanguageDetector } from '../answers/language.ts';
 import type { Passage } from '../answers/types.ts';
 import { analyze, EXTENDED_STOP_WORDS } from '../retrieval/text.ts';
 import { headingQuestion, purposeQuestions } from './questions.ts';
-import { isOnTopic, topicCoverage, topicTerms } from './relevance.ts';
+import { isOnTopic, topicCoverage, topicTerms, topicWeights } from './relevance.ts';
 import { MAX_FAQ_PAIRS, MIN_FAQ_PAIRS, type FaqPair, type FaqWriteInput, type FaqWriter } from './types.ts';
 
 /** Changes when the writer's output changes, so entries it made before are made again. */
@@ -43,12 +43,13 @@ export function buildExtractiveFaq(input: ExtractiveFaqInput): FaqPair[] {
   const terms = topicTerms(input.topic);
   if (terms.length === 0) return [];
   const fallbackLanguage = primaryLanguage(input.language);
+  const weights = topicWeights(terms, input.passages);
   const all = input.passages.map((passage, index) => ({
     passage,
     index,
     language: input.passageLanguages?.[index] ?? fallbackLanguage,
-    onTopic: isOnTopic(passage, terms),
-    coverage: topicCoverage(passage, terms),
+    onTopic: isOnTopic(passage, terms, weights),
+    coverage: topicCoverage(passage, terms, weights),
     inHeading: topicCoverage({ headingPath: passage.headingPath, content: '' }, terms) > 0,
   }));
   // One language: the FAQ's, when the knowledge base has something on the topic in it.

@@ -27,7 +27,7 @@ import type { RateLimitDecision } from '../ratelimit/rate-limiter.ts';
 import type { DocumentState, FaqRepository } from './faq.repository.ts';
 import { faqCacheKey } from './key.ts';
 import type { FaqLimits } from './limits.ts';
-import { isOnTopic, topicTerms } from './relevance.ts';
+import { isOnTopic, topicTerms, topicWeights } from './relevance.ts';
 import { renderFaq } from './render.ts';
 import type { Faq, FaqSource, FaqWriter } from './types.ts';
 
@@ -170,7 +170,8 @@ export class FaqService {
       depth: FAQ_RETRIEVAL_DEPTH,
     });
     const terms = topicTerms(request.q);
-    const onTopic = retrieval.passages.some((p) => isOnTopic(p, terms));
+    const weights = topicWeights(terms, retrieval.passages);
+    const onTopic = retrieval.passages.some((p) => isOnTopic(p, terms, weights));
     // With semantic embeddings a topic may match in other words (or another language): the model judges.
     const modelJudges = this.writer.kind === 'claude' && this.options.semanticRetrieval && retrieval.passages.length > 0;
     if (!onTopic && !modelJudges) throw nothingAbout(request);

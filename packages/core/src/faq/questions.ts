@@ -157,7 +157,7 @@ const VERBS = new Set(VERB_LIST);
  * with them as an instruction only when an article, pronoun or preposition follows.
  */
 const NOUN_LIKE_VERBS = new Set([
-  'access', 'back', 'block', 'break', 'build', 'cache', 'call', 'change', 'check', 'commit', 'control', 'copy', 'count', 'design',
+  'go', 'access', 'back', 'block', 'break', 'build', 'cache', 'call', 'change', 'check', 'commit', 'control', 'copy', 'count', 'design',
   'display', 'document', 'drop', 'export', 'filter', 'fix', 'format', 'group', 'highlight', 'host', 'import', 'index', 'label',
   'limit', 'link', 'list', 'load', 'lock', 'log', 'look', 'map', 'mark', 'match', 'mock', 'mount', 'move', 'name', 'order',
   'output', 'patch', 'pin', 'place', 'plan', 'preview', 'print', 'process', 'query', 'redirect', 'report', 'request', 'reset',
