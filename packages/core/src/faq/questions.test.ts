@@ -68,7 +68,7 @@ describe('questions from headings (English)', () => {
   it('keeps question headings, and skips navigation and boilerplate', () => {
     expect(en('Taxonomies > What is a taxonomy?')).toBe('What is a taxonomy?');
     expect(en('hugo server > SEE ALSO')).toBeUndefined();
-    expect(en('Guide > Table of contents')).toBeUndefined();
+    expect(en('Guide > Contents')).toBeUndefined();
     expect(en('Guide > 123')).toBeUndefined();
   });
 

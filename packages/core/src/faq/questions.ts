@@ -24,8 +24,8 @@ export function cleanHeading(heading: string): string {
 
 /** Headings that name navigation or boilerplate, not a topic: no question. */
 const SKIPPED = new Set([
-  'see also', 'related', 'related pages', 'related content', 'references', 'reference', 'further reading', 'table of contents',
-  'contents', 'toc', 'next steps', 'next', 'previous', 'changelog', 'license', 'licence', 'credits', 'acknowledgements',
+  'see also', 'related', 'related pages', 'related content', 'references', 'reference', 'further reading',
+  'contents', 'next steps', 'next', 'previous', 'changelog', 'license', 'licence', 'credits', 'acknowledgements',
   'acknowledgments', 'options inherited from parent commands', 'faq', 'frequently asked questions', 'footnotes', 'links',
   'resources', 'videos', 'recap', 'conclusion', 'summary', 'terms and conditions for use, reproduction, and distribution',
   'voir aussi', 'siehe auch', 'véase también', 'ver também', 'vedi anche', 'recapitulación', 'zusammenfassung', 'résumé',
