@@ -9,6 +9,7 @@ import {
   ConversationsRepository,
   ConversationsService,
   createAnswers,
+  createFaqService,
   createWikiImportHandler,
   InProcessJobQueue,
   IngestionService,
@@ -81,6 +82,8 @@ export function createServices(deps: {
   const search = new SearchService(database, embedder, logger);
   const answers = createAnswers({ config, database, search, logger });
   const conversations = new ConversationsRepository(database);
+  const rateLimiter = new SlidingWindowRateLimiter(redis ? { redis } : {});
+  const faq = createFaqService({ config, database, answers, rateLimiter, logger });
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
     : new InProcessJobQueue(runner, jobsRepository, logger);
@@ -91,7 +94,7 @@ export function createServices(deps: {
     redis,
     keys: new ApiKeysService(keysRepository),
     usage,
-    rateLimiter: new SlidingWindowRateLimiter(redis ? { redis } : {}),
+    rateLimiter,
     sessions: new AdminSessions(database.db, {
       adminPassword: config.security.adminPassword,
       ttlMs: config.security.sessionTtlMs,
@@ -115,12 +118,15 @@ export function createServices(deps: {
     answers,
     chat: new ChatService(conversations, answers, logger),
     conversations: new ConversationsService(conversations),
+    faq,
     async start() {
       if (queue instanceof InProcessJobQueue) await queue.start();
+      faq.start();
     },
     async stop() {
       await queue.close();
       await usage.stop();
+      await faq.stop();
     },
   };
 }

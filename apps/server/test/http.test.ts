@@ -37,6 +37,9 @@ describe('HTTP surface', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/keys', '/keys/{id}', '/auth/login', '/auth/logout']));
     expect(doc.paths['/keys'].post.responses['201']).toBeDefined();
     expect(doc.paths['/keys'].post.responses['200']).toBeUndefined();
+    // The public FAQ: its query parameters, and no security requirement.
+    expect(doc.paths['/faq'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['q', 'source', 'lang']);
+    expect(doc.paths['/faq'].get.security).toBeUndefined();
     const head = await fetch(`${service.url}/api/v1/openapi.json`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(doc)));

@@ -4,6 +4,7 @@ import type {
   AuthenticatedKey,
   ChatService,
   ConversationsService,
+  FaqService,
   IngestionService,
   Logger,
   OpenApiIngestion,
@@ -34,6 +35,7 @@ export interface ApiServices {
   wikiImports: WikiImports;
   chat: ChatService;
   conversations: ConversationsService;
+  faq: FaqService;
 }
 
 export interface RequestContext {

@@ -1,6 +1,7 @@
 import { authRouter } from './routers/auth/router.ts';
 import { chatRouter } from './routers/chat/router.ts';
 import { conversationsRouter } from './routers/conversations/router.ts';
+import { faqRouter } from './routers/faq/router.ts';
 import { ingestRouter } from './routers/ingest/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
 import { search } from './routers/search/search.ts';
@@ -13,6 +14,7 @@ export const appRouter = router({
   search,
   chat: chatRouter,
   conversations: conversationsRouter,
+  faq: faqRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,5 @@
 import { illFormedTextPath } from '@kb/content';
-import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, SESSION_COOKIE } from '@kb/core';
+import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, rateLimitHeaders, SESSION_COOKIE } from '@kb/core';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AuthLevel, Caller, RequestContext } from './context.ts';
@@ -20,7 +20,12 @@ export interface Meta extends OpenApiMeta {
  * Procedures callable without credentials. A procedure whose meta says `auth: 'public'`
  * but is not listed here is refused, so a forgotten or mistyped meta never opens a route.
  */
-export const PUBLIC_PROCEDURES: ReadonlySet<string> = new Set(['auth.login', 'auth.logout']);
+export const PUBLIC_PROCEDURES: ReadonlySet<string> = new Set([
+  'auth.login',
+  'auth.logout',
+  // The public FAQ (specification section 5): limited per client address and per day instead.
+  'faq.get',
+]);
 
 const t = initTRPC
   .context<RequestContext>()
@@ -87,11 +92,7 @@ async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { k
     { windowSeconds: 60, limit: key.rateLimitRpm },
     { windowSeconds: 86_400, limit: key.rateLimitRpd },
   ]);
-  if (decision.limit !== undefined) {
-    ctx.responseHeaders['RateLimit-Limit'] = String(decision.limit);
-    ctx.responseHeaders['RateLimit-Remaining'] = String(decision.remaining ?? 0);
-    ctx.responseHeaders['RateLimit-Reset'] = String(decision.resetSeconds ?? 0);
-  }
+  Object.assign(ctx.responseHeaders, rateLimitHeaders(decision));
   if (!decision.allowed) {
     throw new AppError('TOO_MANY_REQUESTS', `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.retryAfterSeconds} s`, {
       headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 1) },

@@ -58,4 +58,11 @@ describe('loadConfig', () => {
     expect(set.answers).toMatchObject({ contextTokens: 8000, historyTokens: 0 });
     expect(() => loadConfig({ KB_ANSWER_MAX_TOKENS: '0', KB_CHAT_CONTEXT_TOKENS: '10' })).toThrow(/KB_ANSWER_MAX_TOKENS.*\n.*KB_CHAT_CONTEXT_TOKENS/s);
   });
+
+  it('reads the FAQ limits and budget', () => {
+    expect(loadConfig({}).faq).toEqual({ requestsPerMinute: 300, missesPerMinute: 10, dailyLimit: 1000, contextTokens: 6000 });
+    const set = loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '0', KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: '50', KB_FAQ_DAILY_LIMIT: '20', KB_FAQ_CONTEXT_TOKENS: '9000' });
+    expect(set.faq).toEqual({ requestsPerMinute: 50, missesPerMinute: 0, dailyLimit: 20, contextTokens: 9000 });
+    expect(() => loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '-1', KB_FAQ_DAILY_LIMIT: 'many' })).toThrow(/KB_FAQ_RATE_LIMIT_PER_MINUTE: must be 0 or more.*\n.*KB_FAQ_DAILY_LIMIT: must be a number/s);
+  });
 });

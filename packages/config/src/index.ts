@@ -30,16 +30,17 @@ const boolFlag = (fallback: boolean) =>
       .optional()
       .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes')),
   );
-const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+const wholeNumber = (fallback: number, min: number, max: number) =>
   z.preprocess(
     emptyToUndefined,
     z.coerce
       .number({ message: 'must be a number' })
       .int('must be a whole number')
-      .min(1, 'must be at least 1')
+      .min(min, min === 0 ? 'must be 0 or more' : `must be at least ${min}`)
       .max(max, `must be at most ${max}`)
       .default(fallback),
   );
+const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(fallback, 1, max);
 
 const serverSchema = z.object({
   PORT: z.preprocess(
@@ -94,6 +95,13 @@ const answersSchema = z.object({
   VOYAGE_RERANK_MODEL: z.preprocess(emptyToUndefined, z.string().default('rerank-2.5')),
 });
 
+const faqSchema = z.object({
+  KB_FAQ_RATE_LIMIT_PER_MINUTE: wholeNumber(10, 0, 1_000_000),
+  KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: wholeNumber(300, 0, 1_000_000),
+  KB_FAQ_DAILY_LIMIT: wholeNumber(1_000, 0, 100_000_000),
+  KB_FAQ_CONTEXT_TOKENS: wholeNumber(6_000, 500, 100_000),
+});
+
 const wikiSchema = z.object({
   WIKI_BASE_URL: optionalUrl(['http:', 'https:']),
   WIKI_EMAIL: optionalString,
@@ -143,6 +151,7 @@ const schemas = {
   embedding: embeddingSchema,
   llm: llmSchema,
   answers: answersSchema,
+  faq: faqSchema,
   wiki: wikiSchema,
   security: securitySchema,
   limits: limitsSchema,
@@ -161,6 +170,11 @@ export interface Config {
   llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string; maxTokens: number };
   /** Chat and FAQ answers: passage and history budgets (estimated tokens), the Voyage reranker. */
   answers: { contextTokens: number; historyTokens: number; rerankModel: string };
+  /**
+   * The public FAQ: requests and cache misses per client address per minute, FAQs written by the
+   * model per day across the service (0 allows none), and its passages' budget (estimated tokens).
+   */
+  faq: { requestsPerMinute: number; missesPerMinute: number; dailyLimit: number; contextTokens: number };
   wiki: { baseUrl?: string; email?: string; apiToken?: string };
   security: { adminPassword?: string; allowPrivateUrls: boolean; sessionTtlMs: number };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
@@ -205,6 +219,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const embedding = parsed.embedding as z.infer<typeof embeddingSchema>;
   const llm = parsed.llm as z.infer<typeof llmSchema>;
   const answers = parsed.answers as z.infer<typeof answersSchema>;
+  const faq = parsed.faq as z.infer<typeof faqSchema>;
   const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
   const security = parsed.security as z.infer<typeof securitySchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
@@ -238,6 +253,12 @@ export function loadConfig(env: EnvSource = process.env): Config {
       contextTokens: answers.KB_CHAT_CONTEXT_TOKENS,
       historyTokens: answers.KB_CHAT_HISTORY_TOKENS,
       rerankModel: answers.VOYAGE_RERANK_MODEL,
+    },
+    faq: {
+      requestsPerMinute: faq.KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE,
+      missesPerMinute: faq.KB_FAQ_RATE_LIMIT_PER_MINUTE,
+      dailyLimit: faq.KB_FAQ_DAILY_LIMIT,
+      contextTokens: faq.KB_FAQ_CONTEXT_TOKENS,
     },
     wiki: { baseUrl: wiki.WIKI_BASE_URL, email: wiki.WIKI_EMAIL, apiToken: wiki.WIKI_API_TOKEN },
     security: {

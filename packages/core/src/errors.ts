@@ -14,6 +14,8 @@ export const APP_ERROR_STATUS = {
   UNPROCESSABLE_CONTENT: 422,
   TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
+  /** An upstream (the language model) answered, but not usably. */
+  BAD_GATEWAY: 502,
   SERVICE_UNAVAILABLE: 503,
 } as const satisfies Record<string, number>;
 

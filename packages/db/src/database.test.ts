@@ -18,7 +18,7 @@ describe.each(kinds)('schema on %s', (kind) => {
         select table_name from information_schema.tables where table_schema = 'public' order by table_name`.execute(database.db);
       expect(tables.rows.map((r) => r.table_name)).toEqual(
         expect.arrayContaining([
-          'admin_sessions', 'api_keys', 'chunks', 'conversations', 'documents', 'faq_cache',
+          'admin_sessions', 'api_keys', 'chunks', 'conversations', 'documents', 'faq_cache', 'faq_generations',
           'ingestion_jobs', 'messages', 'namespaces', 'parent_chunks', 'store_meta',
         ]),
       );
@@ -185,6 +185,7 @@ describe('migrations', () => {
         '20261121T0100_chunk_parent_index',
         '20261122T0000_half_precision_vector_index',
         '20261123T0000_conversation_turns',
+        '20261124T0000_faq_sources',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -204,6 +205,7 @@ describe('migrations', () => {
         '20261121T0100_chunk_parent_index',
         '20261122T0000_half_precision_vector_index',
         '20261123T0000_conversation_turns',
+        '20261124T0000_faq_sources',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();

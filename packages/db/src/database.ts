@@ -66,6 +66,11 @@ export interface Database {
   /** A human-readable description for logs: never includes credentials. */
   readonly description: string;
   /**
+   * Whether other processes may use this store at the same time (PostgreSQL): work that must
+   * happen once (an FAQ's generation) then coordinates through the database, not in memory.
+   */
+  readonly shared: boolean;
+  /**
    * Applies pending migrations (returns their names), then makes the vector index exist as this
    * version defines it; `beforeVectorIndexBuild` hears when that has to build it.
    */
@@ -218,6 +223,7 @@ function wrap(
   return {
     db,
     description,
+    shared: kind === 'postgres',
     async migrate(hooks) {
       const migrator = new Migrator({ db, provider: migrationProvider({ embeddingDimension, kind }) });
       const { error, results } = await migrator.migrateToLatest();

@@ -2,6 +2,7 @@ export { createDatabase, DEFAULT_EMBEDDING_DIMENSION, MigrationError } from './d
 export type { Database, DatabaseOptions, StorageOptions } from './database.ts';
 export type { DB, JobProgress, JobStatus } from './schema.ts';
 export type { StoredSource } from './tables/conversations.ts';
+export type { FaqCacheSource } from './tables/faq-cache.ts';
 export { acquireStoreLock, liveLockOwner, readLockOwner, StoreLockedError } from './store-lock.ts';
 export type { LockOwner, StoreLock } from './store-lock.ts';
 export { isUniqueViolation } from './errors.ts';

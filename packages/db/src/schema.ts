@@ -3,7 +3,7 @@ import type { AdminSessionsTable } from './tables/admin-sessions.ts';
 import type { ChunksTable, ParentChunksTable } from './tables/chunks.ts';
 import type { ConversationsTable, MessagesTable } from './tables/conversations.ts';
 import type { DocumentsTable } from './tables/documents.ts';
-import type { FaqCacheTable } from './tables/faq-cache.ts';
+import type { FaqCacheTable, FaqGenerationsTable } from './tables/faq-cache.ts';
 import type { IngestionJobsTable } from './tables/ingestion-jobs.ts';
 import type { NamespacesTable } from './tables/namespaces.ts';
 import type { StoreMetaTable } from './tables/store-meta.ts';
@@ -19,6 +19,7 @@ export interface DB {
   messages: MessagesTable;
   ingestion_jobs: IngestionJobsTable;
   faq_cache: FaqCacheTable;
+  faq_generations: FaqGenerationsTable;
   store_meta: StoreMetaTable;
 }
 

@@ -10,7 +10,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
-import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { untilAborted } from '../abort.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -158,6 +158,29 @@ export async function* streamText(
         { status: isApiError(error) ? error.status : undefined, attempt: attempt + 1, delayMs },
         'language model call failed before its first token; retrying',
       );
+      await policy.sleep(delayMs, options.signal);
+    }
+  }
+}
+
+/**
+ * A Messages API call answered whole (tool use, structured output), with {@link RetryPolicy}
+ * applied: nothing has been passed on before it returns, so every retryable failure is retried.
+ */
+export async function completeMessage(
+  client: Anthropic | Promise<Anthropic>,
+  params: MessageCreateParamsNonStreaming,
+  options: { signal?: AbortSignal; policy?: RetryPolicy; logger?: Logger } = {},
+): Promise<Message> {
+  const policy = options.policy ?? DEFAULT_RETRY_POLICY;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await (await client).messages.create(params, options.signal ? { signal: options.signal } : {});
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (!isRetryableModelError(error) || attempt + 1 >= policy.attempts) throw modelFailure(error, params.model);
+      const delayMs = retryDelay(error, attempt, policy);
+      options.logger?.warn({ status: isApiError(error) ? error.status : undefined, attempt: attempt + 1, delayMs }, 'language model call failed; retrying');
       await policy.sleep(delayMs, options.signal);
     }
   }

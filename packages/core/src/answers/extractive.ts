@@ -56,6 +56,11 @@ export interface ExtractiveOptions {
   relativeThreshold?: number;
   /** Weighted share of the query terms the best unit (with its heading) must hold, or nothing is relevant. */
   minCoverage?: number;
+  /**
+   * Whether the answer is framed as a chat reply (default): an opening phrase, each section's
+   * heading, the sources at the end. Without it, only the picked text (an FAQ answer under its question).
+   */
+  frame?: boolean;
 }
 
 const DEFAULTS: Required<ExtractiveOptions> = {
@@ -65,6 +70,7 @@ const DEFAULTS: Required<ExtractiveOptions> = {
   maxCodeLines: 25,
   relativeThreshold: 0.7,
   minCoverage: 0.34,
+  frame: true,
 };
 
 const PHRASES: Record<string, { intro: string; nothing: string; sources: string }> = {
@@ -349,13 +355,13 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   if (picked.size === 0) return nothing;
 
   // Written out passage by passage (best first), each in document order under its heading.
-  const fragments: string[] = [`${phrases.intro}\n\n`];
+  const fragments: string[] = settings.frame ? [`${phrases.intro}\n\n`] : [];
   const quoted: Passage[] = [];
   const passageOrder = [...new Set([...picked.values()].map((p) => p.unit.passage))].sort((a, b) => a - b);
   for (const index of passageOrder) {
     const passage = input.passages[index]!;
     quoted.push(passage);
-    fragments.push(`**${passage.headingPath.split(' > ').join(' › ')}**\n\n`);
+    if (settings.frame) fragments.push(`**${passage.headingPath.split(' > ').join(' › ')}**\n\n`);
     const chosen = [...picked.values()].map((p) => p.unit).filter((u) => u.passage === index).sort((a, b) => a.order - b.order);
     let previous: Unit | undefined;
     for (const unit of chosen) {
@@ -375,7 +381,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     }
     fragments.push(previous?.kind === 'line' ? '\n```\n\n' : '\n\n');
   }
-  fragments.push(`${phrases.sources}: ${sourcesOf(quoted).map((s) => s.title).join('; ')}.`);
+  if (settings.frame) fragments.push(`${phrases.sources}: ${sourcesOf(quoted).map((s) => s.title).join('; ')}.`);
   return { fragments, passages: quoted };
 }
 

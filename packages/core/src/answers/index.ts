@@ -19,6 +19,7 @@ export { ExtractiveAnswerer, extractAnswer, extractivePhrases } from './extracti
 export {
   ClaudeAnswerer,
   ClaudeQueryRewriter,
+  completeMessage,
   createAnthropicClient,
   DEFAULT_RETRY_POLICY,
   isRetryableModelError,

@@ -73,7 +73,7 @@ export class PassageRetriever {
     const maxDocuments = input.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
     if (input.mode === 'smart') return this.smart(input.message, history, namespaces, budget, maxDocuments, signal);
     const query = standaloneQuery(input.message, history);
-    const hits = await this.search(query, namespaces, STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
+    const hits = await this.search(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
     const sections = await this.options.sections.sectionsOf(hits.map((h) => h.chunkId));
     const candidates = rankSections(hits.map((h) => ({ id: h.chunkId, score: h.score })), sections);
     return { query, passages: assemble(candidates, budget, maxDocuments) };

@@ -52,6 +52,8 @@ export interface RetrieveInput {
   budgetTokens?: number;
   /** Most distinct documents the passages may come from (default 5). */
   maxDocuments?: number;
+  /** Chunks a standard retrieval reads (default 10); wider reads find more sections (the FAQ's). */
+  depth?: number;
 }
 
 export interface Retrieval {

@@ -146,3 +146,13 @@ function secondsUntilRoom(
   }
   return Math.max(1, Math.ceil(fraction * windowSeconds));
 }
+
+/** The RateLimit-* headers of a decision (none when no limit applied). */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  if (decision.limit === undefined) return {};
+  return {
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining ?? 0),
+    'RateLimit-Reset': String(decision.resetSeconds ?? 0),
+  };
+}

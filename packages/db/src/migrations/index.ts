@@ -3,6 +3,7 @@ import { initialMigration } from './20261121T0000_initial.ts';
 import { chunkParentIndexMigration } from './20261121T0100_chunk_parent_index.ts';
 import { halfPrecisionVectorIndexMigration } from './20261122T0000_half_precision_vector_index.ts';
 import { conversationTurnsMigration } from './20261123T0000_conversation_turns.ts';
+import { faqSourcesMigration } from './20261124T0000_faq_sources.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -20,6 +21,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261121T0100_chunk_parent_index': chunkParentIndexMigration,
         '20261122T0000_half_precision_vector_index': halfPrecisionVectorIndexMigration(options.kind),
         '20261123T0000_conversation_turns': conversationTurnsMigration,
+        '20261124T0000_faq_sources': faqSourcesMigration,
       };
     },
   };

@@ -1,0 +1,66 @@
+import { canonicalLanguageTag, NAMESPACES, rateLimitHeaders } from '@kb/core';
+import { z } from 'zod';
+import { procedure } from '../../trpc.ts';
+import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
+
+/** Longest topic the FAQ takes, in characters after trimming. */
+export const MAX_FAQ_TOPIC_CHARS = 500;
+
+const SCOPES = [...NAMESPACES, 'all'] as const;
+
+/** Query parameters of GET /faq; an unknown parameter is refused, naming it. */
+export const faqInput = z.strictObject({
+  q: z
+    .string()
+    .trim()
+    .min(1, 'q must not be empty')
+    .max(MAX_FAQ_TOPIC_CHARS, `q must be at most ${MAX_FAQ_TOPIC_CHARS} characters`)
+    .meta({ description: `The FAQ's topic or question, 1 to ${MAX_FAQ_TOPIC_CHARS} characters` }),
+  source: z
+    .enum(SCOPES, {
+      error: (issue) => `must be one of ${SCOPES.join(', ')}${issue.input === undefined ? '' : ` (got ${JSON.stringify(issue.input)})`}`,
+    })
+    .meta({ description: 'The namespace to draw on, default user_docs; all: every namespace' })
+    .optional(),
+  lang: languageTagSchema.meta({ description: "BCP 47 tag of the FAQ's language. Absent: detected from q (else en)." }).optional(),
+});
+
+const faqSchema = z
+  .object({
+    query: z.string().meta({ description: 'The topic as asked' }),
+    scope: z.string().meta({ description: 'The namespace used, or all' }),
+    language: z.string().meta({ description: 'BCP 47 tag of the FAQ' }),
+    content: z.string().meta({ description: 'Markdown: 5 to 10 pairs, each a "## Question?" heading followed by its answer and the pages it draws on' }),
+    cached: z.boolean().meta({ description: 'true when served from the cache (made by an earlier request)' }),
+    sources: z.array(sourceSchema).meta({ description: 'The documents the FAQ draws on' }),
+    generatedAt: z.string().meta({ description: 'When the FAQ was made (ISO 8601)' }),
+  })
+  .meta({ id: 'Faq' });
+
+export const getFaq = procedure
+  .meta({
+    auth: 'public',
+    openapi: {
+      method: 'GET',
+      path: '/faq',
+      tags: ['faq'],
+      protect: false,
+      summary: 'An FAQ about a topic, made from the knowledge base (public, cached for 7 days)',
+      description:
+        'No credentials. 404 when the scope holds nothing about the topic. Limited per client address ' +
+        '(KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE requests, KB_FAQ_RATE_LIMIT_PER_MINUTE of them not cached) and, for FAQs written by the model, ' +
+        'per day across the service (KB_FAQ_DAILY_LIMIT): 429 with Retry-After.',
+    },
+  })
+  .input(faqInput)
+  .output(faqSchema)
+  .query(async ({ ctx, input, signal }) => {
+    const language = input.lang === undefined ? undefined : canonicalLanguageTag(input.lang);
+    const { faq, rateLimit } = await ctx.services.faq.get(
+      { q: input.q, scope: input.source ?? 'user_docs', clientAddress: ctx.ip, ...(language ? { language } : {}) },
+      signal,
+      ctx.log,
+    );
+    Object.assign(ctx.responseHeaders, rateLimitHeaders(rateLimit));
+    return faq;
+  });
