@@ -26,7 +26,7 @@ const conversationSchema = z
   })
   .meta({ id: 'Conversation' });
 
-export const listConversationsInput = z.object({
+export const listConversationsInput = z.strictObject({
   source: namespaceSchema.optional().meta({ description: 'Conversations asked in this namespace' }),
   language: languageTagSchema.optional().meta({ description: 'Conversations in this language ("fr" also matches "fr-CA")' }),
   limit: z.number().int().min(1).optional().meta({ description: `Page size, default 50; above ${MAX_CONVERSATIONS_PAGE} it is clamped to ${MAX_CONVERSATIONS_PAGE} (see take)` }),
