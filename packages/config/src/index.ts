@@ -56,10 +56,14 @@ const serverSchema = z.object({
   KB_TRUST_PROXY: boolFlag(false),
 });
 
+/** The embedded store's page cache (see docs/deployment.md for what it costs and buys). */
+const EMBEDDED_CACHE_MB_DEFAULT = 64;
+
 const storageSchema = z.object({
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   KB_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.kb-data')),
   KB_DB_POOL_SIZE: positiveInt(10, 200),
+  KB_EMBEDDED_CACHE_MB: positiveInt(EMBEDDED_CACHE_MB_DEFAULT, 16_384),
 });
 
 const redisSchema = z.object({
@@ -164,7 +168,7 @@ export interface Config {
   server: { port: number; host: string; logLevel: string; production: boolean; trustProxy: boolean };
   storage:
     | { kind: 'postgres'; databaseUrl: string; poolSize: number }
-    | { kind: 'pglite'; dataDir: string };
+    | { kind: 'pglite'; dataDir: string; cacheMb: number };
   redis: { url: string } | null;
   embedding: { voyageApiKey?: string; voyageBaseUrl?: string; model: string; dimension?: number };
   llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string; maxTokens: number };
@@ -235,7 +239,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
     },
     storage: storage.DATABASE_URL
       ? { kind: 'postgres', databaseUrl: storage.DATABASE_URL, poolSize: storage.KB_DB_POOL_SIZE }
-      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR },
+      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR, cacheMb: storage.KB_EMBEDDED_CACHE_MB },
     redis: redis.REDIS_URL ? { url: redis.REDIS_URL } : null,
     embedding: {
       voyageApiKey: embedding.VOYAGE_API_KEY,

@@ -32,7 +32,8 @@ export async function openScratchDatabase(store: string): Promise<{ database: Da
   }
   if (store === 'pglite-disk') {
     const dataDir = await mkdtemp(join(tmpdir(), 'kb-bench-'));
-    const database = await createDatabase({ kind: 'pglite', dataDir });
+    const cacheMb = process.env.BENCH_EMBEDDED_CACHE_MB ? Number(process.env.BENCH_EMBEDDED_CACHE_MB) : undefined;
+    const database = await createDatabase({ kind: 'pglite', dataDir, ...(cacheMb ? { cacheMb } : {}) });
     return {
       database,
       async drop() {

@@ -175,6 +175,24 @@ describe.each(kinds)('vector index builds on %s', (kind) => {
   });
 });
 
+describe('the embedded store on disk', () => {
+  it('runs with the page cache it is given, PGlite\'s default otherwise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));
+    const sharedBuffers = async (database: Awaited<ReturnType<typeof createDatabase>>) =>
+      (await sql<{ s: string }>`select current_setting('shared_buffers') as s`.execute(database.db)).rows[0]!.s;
+    try {
+      const small = await createDatabase({ kind: 'pglite', dataDir: dir, cacheMb: 16 });
+      expect(await sharedBuffers(small)).toBe('16MB');
+      await small.close();
+      const standard = await createDatabase({ kind: 'pglite', dataDir: dir });
+      expect(await sharedBuffers(standard)).toBe('128MB');
+      await standard.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('migrations', () => {
   it('run once and are recorded (PGlite on disk)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));

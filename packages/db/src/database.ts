@@ -14,7 +14,12 @@ import { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.t
 export type StorageOptions =
   | { kind: 'postgres'; databaseUrl: string; poolSize?: number }
   /** An embedded store on disk; its database runs on a thread of its own (pglite-thread.ts). */
-  | { kind: 'pglite'; dataDir: string }
+  | {
+      kind: 'pglite';
+      dataDir: string;
+      /** PostgreSQL's shared_buffers in MB: the embedded database's page cache, most of its memory. */
+      cacheMb?: number;
+    }
   /** An in-memory embedded store (tests, dry runs). */
   | { kind: 'pglite-memory' }
   /** An already open PGlite instance (tests cloning a migrated template). */
@@ -182,7 +187,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   if (storage.kind === 'pglite') {
     lock = acquireStoreLock(storage.dataDir);
     try {
-      queryable = await PGliteThread.open(storage.dataDir);
+      queryable = await PGliteThread.open(storage.dataDir, storage.cacheMb);
     } catch (error) {
       lock.release();
       throw error;

@@ -15,7 +15,7 @@ function describe(error) {
 
 let pglite;
 try {
-  pglite = await PGlite.create(workerData.dataDir, { extensions: { vector } });
+  pglite = await PGlite.create(workerData.dataDir, { extensions: { vector }, ...(workerData.startParams ? { startParams: workerData.startParams } : {}) });
 } catch (error) {
   parentPort.postMessage({ started: false, error: describe(error) });
 }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
 
 /** What the embedded store needs of a PGlite database, in this thread or on its own. */
 export interface EmbeddedQueryable {
@@ -69,9 +70,13 @@ export class PGliteThread implements EmbeddedQueryable {
     worker.on('exit', (code) => fail(`its thread exited (code ${code})`));
   }
 
-  /** Opens (or creates) the database in `dataDir`; fails as PGlite's own start would. */
-  static async open(dataDir: string): Promise<PGliteThread> {
-    const worker = new Worker(new URL('./pglite-thread-worker.mjs', import.meta.url), { workerData: { dataDir } });
+  /**
+   * Opens (or creates) the database in `dataDir`, with `cacheMb` of shared buffers (PGlite's
+   * default, 128 MB, otherwise); fails as PGlite's own start would.
+   */
+  static async open(dataDir: string, cacheMb?: number): Promise<PGliteThread> {
+    const startParams = cacheMb === undefined ? undefined : [...PGlite.defaultStartParams, '-c', `shared_buffers=${cacheMb}MB`];
+    const worker = new Worker(new URL('./pglite-thread-worker.mjs', import.meta.url), { workerData: { dataDir, startParams } });
     const started = await new Promise<{ started: true } | { started: false; error: ErrorReply }>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`The embedded database's thread exited while starting (code ${code})`));
       worker.once('error', reject);

@@ -1,6 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import { TASKS, type TaskInput, type TaskName, type TaskOutput } from './tasks.ts';
 
+/**
+ * The thread's entry: the compiled thread.js beside this file in a build, else a shim that loads
+ * thread.ts through tsx (worker threads do not inherit a test runner's TypeScript loader).
+ */
+const THREAD_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './worker.mjs' : './thread.js', import.meta.url);
+
 /** Memory a task may use before the worker is stopped (a spec's alias or nesting bomb). */
 const WORKER_HEAP_MB = 1024;
 
@@ -20,7 +26,7 @@ class TaskWorker {
   dead = false;
 
   constructor(heapMb: number, onDeath: (self: TaskWorker) => void) {
-    this.worker = new Worker(new URL('./worker.mjs', import.meta.url), {
+    this.worker = new Worker(THREAD_ENTRY, {
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
     });
     // An idle worker must not keep the process alive.

@@ -1,20 +1,7 @@
-// Runs the worker pool's tasks (tasks.ts) off the caller's thread, one request at a time, for as
-// long as the worker lives (see pool.ts). Plain JavaScript so that it starts in any runtime; it
-// loads the TypeScript sources through tsx.
-import { parentPort } from 'node:worker_threads';
+// Starts a worker-pool thread from the TypeScript sources (development and tests): registers
+// tsx's loader, which a thread does not inherit from a runner such as vitest, then loads
+// thread.ts. A build runs the compiled thread.js directly (see pool.ts).
 import { register } from 'tsx/esm/api';
 
 register();
-const { TASKS } = await import('./tasks.ts');
-
-parentPort.on('message', ({ id, task, input }) => {
-  try {
-    const definition = Object.hasOwn(TASKS, task) ? TASKS[task] : undefined;
-    if (definition === undefined) throw new Error(`unknown task ${task}`);
-    const result = definition.run(input);
-    parentPort.postMessage({ id, ok: true, result }, definition.transfer?.(result) ?? []);
-  } catch (error) {
-    parentPort.postMessage({ id, ok: false, name: error?.name ?? 'Error', message: error?.message ?? String(error) });
-  }
-});
-parentPort.postMessage({ ready: true });
+await import('./thread.ts');
