@@ -2,6 +2,7 @@ import { loadConfig } from '@kb/config';
 import { createLogger, type Logger } from '@kb/core';
 import { createTestDatabase, TEST_REDIS_URL, type TestStoreKind } from '@kb/db/testing';
 import { startService, type RunningService } from '../src/app.ts';
+import { dropRedisKeys, testQueuePrefix } from './processes.ts';
 
 export const ADMIN_PASSWORD = 'test-admin-password-123';
 
@@ -18,12 +19,13 @@ export async function startTestService(
   options: { redis?: boolean; env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<TestService> {
   const testDatabase = await createTestDatabase(store);
+  const queuePrefix = options.redis ? (options.env?.KB_QUEUE_PREFIX ?? testQueuePrefix()) : undefined;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     KB_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    ...(options.redis ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    ...(queuePrefix !== undefined ? { REDIS_URL: TEST_REDIS_URL, KB_QUEUE_PREFIX: queuePrefix } : {}),
     ...options.env,
   });
   const service = await startService(config, {
@@ -48,6 +50,7 @@ export async function startTestService(
     async close() {
       await service.stop(1_000);
       await testDatabase.drop();
+      if (queuePrefix !== undefined) await dropRedisKeys(queuePrefix);
     },
   };
 }

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { TEST_REDIS_URL } from '@kb/db/testing';
+import { Redis } from 'ioredis';
 
 export const repoRoot = join(import.meta.dirname, '../../..');
 
@@ -70,4 +73,25 @@ export async function stopAll(children: ChildProcess[]): Promise<void> {
       return done.finally(() => clearInterval(timer));
     }),
   );
+}
+
+/** A job-queue prefix of the test's own, whose Redis keys dropRedisKeys removes afterwards. */
+export function testQueuePrefix(): string {
+  return `kbtest-${randomBytes(6).toString('hex')}`;
+}
+
+/** Deletes every Redis key under `prefix` (a test's queue), so test runs leave nothing behind. */
+export async function dropRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }

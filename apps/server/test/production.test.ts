@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmptyPostgresDatabase, isPostgresAvailable, TEST_REDIS_URL } from '@kb/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exited, freePort, repoRoot, waitFor } from './processes.ts';
+import { dropRedisKeys, exited, freePort, repoRoot, testQueuePrefix, waitFor } from './processes.ts';
 
 // `pnpm start` and `pnpm worker` as an operator runs them: compiled output (`pnpm build`), and a
 // SIGTERM sent to pnpm (what a process manager sends) stopping Node gracefully.
@@ -141,7 +141,8 @@ describe.runIf(postgres)('pnpm worker: the compiled job worker', () => {
   });
 
   it('stops gracefully when pnpm receives SIGTERM', async () => {
-    const worker = pnpm('worker', { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, KB_QUEUE_PREFIX: `kbtest-production-${process.pid}` });
+    const prefix = testQueuePrefix();
+    const worker = pnpm('worker', { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, KB_QUEUE_PREFIX: prefix });
     try {
       await until(() => worker.output().includes('job worker running'), 'the worker to start', 90_000);
       const pid = worker.nodePid();
@@ -151,6 +152,7 @@ describe.runIf(postgres)('pnpm worker: the compiled job worker', () => {
       expect(worker.output()).toContain('"msg":"worker stopped"');
     } finally {
       if (worker.pnpm.exitCode === null) worker.pnpm.kill('SIGKILL');
+      await dropRedisKeys(prefix);
     }
   }, 120_000);
 });

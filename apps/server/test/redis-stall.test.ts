@@ -59,7 +59,6 @@ describe.runIf(available)('services mode: a Redis that stops answering', () => {
       redis: true,
       env: {
         REDIS_URL: relay.url,
-        KB_QUEUE_PREFIX: `kb-stall-${process.pid}`,
         WIKI_BASE_URL: 'https://wiki.example.invalid',
         WIKI_EMAIL: 'ops@example.com',
         WIKI_API_TOKEN: 'token',

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { isPostgresAvailable, createEmptyPostgresDatabase, TEST_REDIS_URL } from '@kb/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, run, runToEnd, stopAll, waitFor } from './processes.ts';
+import { dropRedisKeys, freePort, run, runToEnd, stopAll, testQueuePrefix, waitFor } from './processes.ts';
 
 const available = await isPostgresAvailable();
 
@@ -13,7 +13,7 @@ describe.runIf(available)('services mode: PostgreSQL + Redis, two server process
 
   beforeAll(async () => {
     database = await createEmptyPostgresDatabase();
-    env = { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+    env = { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, KB_QUEUE_PREFIX: testQueuePrefix(), LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
     // The CLI migrates and creates the first admin key, as the README says.
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
@@ -26,6 +26,7 @@ describe.runIf(available)('services mode: PostgreSQL + Redis, two server process
   afterAll(async () => {
     await stopAll(servers);
     await database?.drop();
+    await dropRedisKeys(env.KB_QUEUE_PREFIX!);
   });
 
   it('share one key limit across processes, and the CLI writes to the same store', async () => {

@@ -1,11 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { generateSpace, startFakeConfluence, type FakeConfluence } from '@kb/core/testing';
 import { createDatabase, type Database } from '@kb/db';
 import { createEmptyPostgresDatabase, isPostgresAvailable, TEST_REDIS_URL } from '@kb/db/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exited, freePort, run, runToEnd, stopAll, waitFor } from './processes.ts';
+import { dropRedisKeys, exited, freePort, run, runToEnd, stopAll, testQueuePrefix, waitFor } from './processes.ts';
 
 const available = await isPostgresAvailable();
 const PAGES = 400;
@@ -52,7 +51,7 @@ describe.runIf(available)('services mode: wiki imports run by `pnpm worker` proc
     env = {
       DATABASE_URL: database.url,
       REDIS_URL: TEST_REDIS_URL,
-      KB_QUEUE_PREFIX: `kbtest-${randomBytes(4).toString('hex')}`,
+      KB_QUEUE_PREFIX: testQueuePrefix(),
       KB_JOB_LOCK_MS: '2000',
       KB_SHUTDOWN_GRACE_MS: '0',
       LOG_LEVEL: 'info',
@@ -83,6 +82,7 @@ describe.runIf(available)('services mode: wiki imports run by `pnpm worker` proc
     await store?.close();
     await database?.drop();
     await fake?.close();
+    await dropRedisKeys(env.KB_QUEUE_PREFIX!);
   });
 
   async function expectImported(spaceKey: string) {

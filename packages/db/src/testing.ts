@@ -54,6 +54,36 @@ async function adminQuery<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> 
   }
 }
 
+let staleDropped: Promise<void> | undefined;
+
+/** Test databases older than this were left by a run that crashed: no run lasts that long. */
+const LEFTOVER_AGE_MS = 6 * 3600_000;
+
+/**
+ * Drops what earlier runs left behind: test databases of crashed runs, and templates of older
+ * migrations (the newest two besides `current` stay, for branches tested side by side). A
+ * database in use is skipped.
+ */
+async function dropStaleDatabases(client: pg.Client, current: string): Promise<void> {
+  const { rows } = await client.query<{ datname: string }>(
+    `select datname from pg_database where datname like 'kb\\_test\\_%' or (datname like 'kb\\_tpl\\_%' and datname <> $1) order by oid desc`,
+    [current],
+  );
+  const stale: string[] = [];
+  let templatesKept = 0;
+  for (const { datname } of rows) {
+    if (datname.startsWith('kb_tpl_')) {
+      if (datname.includes('_building_') || templatesKept++ >= 2) stale.push(datname);
+      continue;
+    }
+    const created = parseInt(datname.split('_')[2] ?? '', 36);
+    if (Number.isFinite(created) && Date.now() - created > LEFTOVER_AGE_MS) stale.push(datname);
+  }
+  for (const name of stale) {
+    await client.query(`drop database if exists "${name}"`).catch(() => undefined);
+  }
+}
+
 async function ensurePostgresTemplate(): Promise<string> {
   const name = await templateName();
   await adminQuery(async (client) => {
@@ -72,6 +102,8 @@ async function ensurePostgresTemplate(): Promise<string> {
         }
         await client.query(`alter database "${building}" rename to "${name}"`);
       }
+      staleDropped ??= dropStaleDatabases(client, name);
+      await staleDropped;
     } finally {
       await client.query('select pg_advisory_unlock(774411)');
     }
