@@ -1,3 +1,4 @@
+import { cpuStopwatch } from '@kb/vitest-config/cpu-time';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,9 +33,9 @@ describe('document naming', () => {
   });
 
   it('reads front matter the pipeline ignores quickly, and ignores it too', () => {
-    const started = performance.now();
+    const elapsed = cpuStopwatch();
     expect(titleOf(`---\n${'? '.repeat(2_000)}v\n---\n# Q\n`, 'a.md')).toBe('Q');
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(elapsed()).toBeLessThan(1_000);
   });
 
   it('makes the same document in both modes: text made well formed, long titles and paths shortened', () => {
@@ -72,7 +73,7 @@ describe('kb ingest-folder', () => {
     writeFileSync(join(docs, 'guide', 'install.md'), '# Installing\n\nRun the new installer.\n');
     const third = await kb(['ingest-folder', docs, '--limit=2']);
     expect(third.stdout).toMatch(/^[+.]{2}\n2 files: 1 ingested, 1 skipped, 0 failed/);
-  });
+  }, 120_000);
 
   it('marks failed files, explains them on stderr and exits non-zero', async () => {
     // Nothing listens on port 9: every POST fails.

@@ -1,3 +1,4 @@
+import { cpuStopwatch } from '@kb/vitest-config/cpu-time';
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError, MAX_NESTING_DEPTH, MAX_VALUES, parseSpec } from './index.ts';
 
@@ -12,9 +13,9 @@ function refusal(run: () => unknown): InvalidSpecError {
 }
 
 function timedRefusal(run: () => unknown, limitMs = 1_000): InvalidSpecError {
-  const started = performance.now();
+  const elapsed = cpuStopwatch();
   const error = refusal(run);
-  expect(performance.now() - started).toBeLessThan(limitMs);
+  expect(elapsed()).toBeLessThan(limitMs);
   return error;
 }
 
@@ -25,10 +26,10 @@ describe('parseSpec', () => {
       [`a: 1\n? [x, y]\n: z\n`, 2],
       [`a: &k key\n*k : value\n`, 2],
     ] as const) {
-      const started = performance.now();
+      const elapsed = cpuStopwatch();
       expect(() => parseSpec(text, 'yaml')).toThrow(InvalidSpecError);
       expect(() => parseSpec(text, 'yaml')).toThrow(new RegExp(`line ${line} uses a collection or an alias as a mapping key`));
-      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(elapsed()).toBeLessThan(1_000);
     }
     // Plain keys of every scalar kind stay fine.
     expect(parseSpec('1: a\ntrue: b\n"q": c\n? plain\n: d\n', 'yaml')).toEqual({ 1: 'a', true: 'b', q: 'c', plain: 'd' });
@@ -86,18 +87,18 @@ describe('parseSpec', () => {
 
   it('checks the keys of a mapping with 60,000 of them in linear time', () => {
     const big = `openapi: 3.0.0\nx-big:\n${Array.from({ length: 60_000 }, (_, i) => `  k${i}: ${i}`).join('\n')}\n`;
-    const started = performance.now();
+    const elapsed = cpuStopwatch();
     expect((parseSpec(big, 'yaml') as { 'x-big': Record<string, number> })['x-big']['k59999']).toBe(59_999);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(elapsed()).toBeLessThan(5_000);
     expect(refusal(() => parseSpec(`${big}  k17: again\n`, 'yaml')).message).toBe('YAML syntax error at line 60003, column 3: Map keys must be unique');
   });
 
   it('reports thousands of YAML errors on one long line in linear time', () => {
     for (const n of [20_000, 80_000]) {
       const spec = `openapi: 3.0.0\ninfo: {title: t, version: "1"}\nx: "${'\\q'.repeat(n)}"\npaths: {}\n`;
-      const started = performance.now();
+      const elapsed = cpuStopwatch();
       expect(refusal(() => parseSpec(spec, 'yaml')).message).toMatch(/^YAML syntax error at line 3, column \d+: .*\(and \d+ more\)$/);
-      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(elapsed()).toBeLessThan(3_000);
     }
   });
 
