@@ -47,6 +47,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ KB_EMBEDDING_DIM: '2048' }).embedding.dimension).toBe(2048);
     expect(loadConfig({ KB_EMBEDDING_DIM: '4000' }).embedding.dimension).toBe(4000);
     expect(() => loadConfig({ KB_EMBEDDING_DIM: '4001' })).toThrow(/KB_EMBEDDING_DIM: must be at most 4000/);
+    expect(() => loadConfig({ KB_EMBEDDING_DIM: '10' })).toThrow(/KB_EMBEDDING_DIM: must be at least 16 for the built-in embedder/);
+    expect(loadConfig({ KB_EMBEDDING_DIM: '10', VOYAGE_API_KEY: 'pa-test' }).embedding.dimension).toBe(10);
   });
 
   it('reads the answer settings, with a current model by default', () => {

@@ -78,6 +78,11 @@ const embeddingSchema = z.object({
     emptyToUndefined,
     z.coerce.number({ message: 'must be a number' }).int().min(8).max(4000, 'must be at most 4000 (the most dimensions pgvector can index)').optional(),
   ),
+}).superRefine((value, ctx) => {
+  // The built-in embedder spreads words over the dimensions: fewer than 16 cannot tell texts apart.
+  if (value.VOYAGE_API_KEY === undefined && value.KB_EMBEDDING_DIM !== undefined && value.KB_EMBEDDING_DIM < 16) {
+    ctx.addIssue({ code: 'custom', path: ['KB_EMBEDDING_DIM'], message: 'must be at least 16 for the built-in embedder (VOYAGE_API_KEY unset)' });
+  }
 });
 
 const llmSchema = z.object({
