@@ -9,7 +9,7 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { jsonDepth, MAX_JSON_DEPTH, readBody, withholdContinue } from './body.ts';
 import { handleChatRoute } from './chat-route.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
-import { bodyLimit, findRoute, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
+import { bodyLimit, findRoute, operationMatcher, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
 
 const requestMeta = Symbol('kb.request');
@@ -112,7 +112,9 @@ function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, fa
 
 export function createHttpApp(services: Services): HttpApp {
   const { config, logger } = services;
-  const openApiDocument = JSON.stringify(buildOpenApiDocument({ version: SERVICE_VERSION }));
+  const document = buildOpenApiDocument({ version: SERVICE_VERSION });
+  const openApiDocument = JSON.stringify(document);
+  const isRestOperation = operationMatcher(document.paths ?? {}, API_BASE_PATH);
   let shuttingDown = false;
 
   const rest = createOpenApiNodeHttpHandler({
@@ -248,7 +250,7 @@ export function createHttpApp(services: Services): HttpApp {
       body: 'json',
       handle: ({ req, res }) => handleChatRoute(res, createContext(services, req), req.body),
     },
-    { path: API_BASE_PATH, prefix: `${API_BASE_PATH}/`, body: 'json', handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname) },
+    { prefix: `${API_BASE_PATH}/`, matches: isRestOperation, body: 'json', handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname) },
     { prefix: '/trpc/', body: 'none', handle: ({ req, res, url }) => handleTrpc(req, res, url) },
   ];
 

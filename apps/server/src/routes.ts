@@ -34,8 +34,10 @@ export interface Route {
   methods?: readonly string[];
   /** The path it answers exactly ... */
   path?: string;
-  /** ... and/or every path that starts with this. */
+  /** ... and/or every path that starts with this ... */
   prefix?: string;
+  /** ... of those, only what this accepts (the REST operations, whose paths take parameters). */
+  matches?(method: string, pathname: string): boolean;
   body: RouteBody;
   /**
    * Query parameters a body-taking route reads (none when absent); others are refused, as unknown
@@ -56,8 +58,31 @@ export function findRoute(routes: readonly Route[], method: string, pathname: st
   return routes.find(
     (route) =>
       (route.path === pathname || (route.prefix !== undefined && pathname.startsWith(route.prefix))) &&
-      (!route.methods || route.methods.includes(method) || (method === 'HEAD' && route.methods.includes('GET'))),
+      (!route.methods || route.methods.includes(method) || (method === 'HEAD' && route.methods.includes('GET'))) &&
+      (route.matches === undefined || route.matches(method, pathname)),
   );
+}
+
+/**
+ * Whether an OpenAPI document has an operation for this method and path (`paths` relative to
+ * `basePath`, `{name}` matching one path segment; HEAD counts as GET), so that a request for
+ * no operation is a 404 before its body or query string is looked at.
+ */
+export function operationMatcher(paths: Record<string, object>, basePath: string): (method: string, pathname: string) => boolean {
+  const operations = Object.entries(paths).map(([path, item]) => ({
+    pattern: new RegExp(`^${escapeRegExp(basePath + path).replace(/\\\{[^/]+?\\\}/g, '[^/]+')}$`),
+    methods: new Set(Object.keys(item).filter((key) => HTTP_METHODS.has(key)).map((method) => method.toUpperCase())),
+  }));
+  return (method, pathname) => {
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    return operations.some((operation) => operation.methods.has(wanted) && operation.pattern.test(pathname));
+  };
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** What serving a route needs of the host. */

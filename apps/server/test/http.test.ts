@@ -53,6 +53,12 @@ describe('HTTP surface', () => {
       expect(res.headers.get('content-type')).toContain('application/json');
       expectErrorBody(await json(res), 'NOT_FOUND');
     }
+    // No operation is looked for in the body or the query string: the path and method decide.
+    for (const [method, path] of [['POST', '/api/v1/nope?x=1'], ['POST', '/api/v1/keys/a/b?x=1'], ['PUT', '/api/v1/search?x=1'], ['DELETE', '/api/v1/search']]) {
+      const res = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${admin}`, 'content-type': 'text/plain' }, body: 'not json' });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expectErrorBody(await json(res), 'NOT_FOUND');
+    }
   });
 
   it('answers malformed JSON with 400', async () => {

@@ -4,7 +4,7 @@ import type { RequestContext } from '@kb/api';
 import { AppError, isAppError } from '@kb/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendError, sendJson } from '../src/http-errors.ts';
-import { findRoute, serveRoute, type Route, type RouteHost } from '../src/routes.ts';
+import { findRoute, operationMatcher, serveRoute, type Route, type RouteHost } from '../src/routes.ts';
 
 describe('finding a route', () => {
   const route = (name: string, fields: Omit<Route, 'body' | 'handle'>): Route & { name: string } => ({ name, body: 'none', handle: () => undefined, ...fields });
@@ -31,6 +31,25 @@ describe('finding a route', () => {
     expect(found('GET', '/api/v1x')).toBeUndefined();
     expect(found('GET', '/trpc')).toBeUndefined();
     expect(found('GET', '/healthz/')).toBeUndefined();
+  });
+});
+
+describe('matching the operations of an OpenAPI document', () => {
+  const matches = operationMatcher({ '/keys': { get: {}, post: {} }, '/keys/{id}': { delete: {}, parameters: [] }, '/a.b': { get: {} } }, '/api/v1');
+
+  it('answers the methods and paths of its operations, a parameter taking one segment', () => {
+    expect(matches('GET', '/api/v1/keys')).toBe(true);
+    expect(matches('HEAD', '/api/v1/keys')).toBe(true);
+    expect(matches('POST', '/api/v1/keys')).toBe(true);
+    expect(matches('DELETE', '/api/v1/keys/k-1')).toBe(true);
+    expect(matches('DELETE', '/api/v1/keys')).toBe(false);
+    expect(matches('DELETE', '/api/v1/keys/a/b')).toBe(false);
+    expect(matches('DELETE', '/api/v1/keys/')).toBe(false);
+    expect(matches('PUT', '/api/v1/keys')).toBe(false);
+    expect(matches('PARAMETERS', '/api/v1/keys/x')).toBe(false);
+    expect(matches('GET', '/api/v1/aXb')).toBe(false);
+    expect(matches('GET', '/api/v1/a.b')).toBe(true);
+    expect(matches('GET', '/api/v2/keys')).toBe(false);
   });
 });
 
