@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs';
+import { APP_ERROR_STATUS } from '@kb/core';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { buildOpenApiDocument, publishedProcedures } from './openapi.ts';
+import { OPENAPI_FILE, openApiFileText } from './openapi-file.ts';
+import { PUBLIC_PROCEDURES } from './trpc.ts';
+
+// A JSON document read field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+const document = buildOpenApiDocument({ version: '0.0.0' }) as Json;
+const operations = Object.entries(document.paths as Json).flatMap(([path, methods]) =>
+  Object.entries(methods as Json).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation: operation as Json })),
+);
+const procedures = publishedProcedures();
+
+function operationOf(path: string, method: string): Json {
+  const operation = (document.paths as Json)[path]?.[method.toLowerCase()];
+  expect(operation, `${method} ${path}`).toBeDefined();
+  return operation;
+}
+
+describe('the OpenAPI document', () => {
+  it('is committed as generated (regenerate with `pnpm generate`)', () => {
+    expect(readFileSync(OPENAPI_FILE, 'utf8'), 'packages/api/openapi.json is stale: run `pnpm generate`').toBe(openApiFileText());
+  });
+
+  it('has an operation for every published procedure, and none other', () => {
+    expect(procedures.length).toBeGreaterThan(10);
+    const expected = procedures.map(({ method, path }) => `${method} ${path}`).sort();
+    expect(operations.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected);
+    for (const route of ['POST /auth/login', 'POST /auth/logout', 'GET /faq', 'GET /conversations', 'POST /chat', 'DELETE /keys/{id}']) {
+      expect(expected).toContain(route);
+    }
+  });
+
+  it('asks no credentials of public operations and both kinds of the others', () => {
+    for (const { name, method, path, meta } of procedures) {
+      const operation = operationOf(path, method);
+      if (meta.auth === 'public') {
+        expect(PUBLIC_PROCEDURES.has(name), name).toBe(true);
+        expect(operation.security, name).toBeUndefined();
+      } else {
+        expect(operation.security, name).toEqual([{ Authorization: [] }, { AdminSession: [] }]);
+      }
+    }
+    expect(document.security).toBeUndefined();
+    expect(operationOf('/auth/login', 'POST').security).toBeUndefined();
+    expect(operationOf('/auth/logout', 'POST').security).toBeUndefined();
+  });
+
+  it('answers every error with the one error schema, an example of its own code, and nothing else', () => {
+    const codes = Object.fromEntries(Object.entries(APP_ERROR_STATUS).map(([code, status]) => [String(status), code]));
+    expect(Object.keys(document.components.schemas).filter((name) => name.startsWith('error.'))).toEqual([]);
+    expect(document.components.schemas.Error.required).toEqual(['message', 'code']);
+    for (const { method, path, operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        if (status.startsWith('2')) continue;
+        const json = response.content['application/json'];
+        expect(Object.keys(response.content), `${method} ${path} ${status}`).toEqual(['application/json']);
+        expect(json.schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(json.example.code, `${method} ${path} ${status}`).toBe(codes[status]);
+        expect(json.example.message.length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('derives the errors of each operation from its access, input and body', () => {
+    for (const { name, method, path, meta } of procedures) {
+      const statuses = Object.keys(operationOf(path, method).responses);
+      const auth = meta.auth ?? 'admin';
+      expect(statuses, name).toContain('400');
+      expect(statuses.includes('401'), name).toBe(auth !== 'public' || name === 'auth.login');
+      expect(statuses.includes('403'), name).toBe(auth === 'admin');
+      expect(statuses.includes('413'), name).toBe(method === 'POST');
+      expect(statuses.includes('415'), name).toBe(method === 'POST');
+      if (auth !== 'public') {
+        expect(statuses, name).toEqual(expect.arrayContaining(['429', '503']));
+      }
+      for (const status of Object.keys(meta.errors ?? {})) expect(statuses, name).toContain(status);
+    }
+  });
+
+  it('sends Retry-After with every 429, and RateLimit headers with the answers of a key', () => {
+    for (const { name, method, path, meta } of procedures) {
+      const responses = operationOf(path, method).responses as Json;
+      const limited = (meta.auth ?? 'admin') !== 'public';
+      if (responses['429']) expect(Object.keys(responses['429'].headers), name).toContain('Retry-After');
+      const success = Object.entries(responses).find(([status]) => status.startsWith('2'))![1];
+      for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+        expect(header in (success.headers ?? {}), `${name} ${header}`).toBe(limited);
+        if (limited) expect(Object.keys(responses['429'].headers), name).toContain(header);
+      }
+    }
+    expect(Object.keys(operationOf('/faq', 'GET').responses['429'].headers)).toContain('Retry-After');
+    expect(operationOf('/keys', 'POST').responses['401'].headers['WWW-Authenticate']).toBeDefined();
+  });
+
+  it('uses the success status of each procedure', () => {
+    expect(Object.keys(operationOf('/keys', 'POST').responses)[0]).toBe('201');
+    expect(Object.keys(operationOf('/ingest/wiki', 'POST').responses)[0]).toBe('202');
+    for (const { name, method, path, meta } of procedures) {
+      const successes = Object.keys(operationOf(path, method).responses).filter((status) => status.startsWith('2'));
+      expect(successes, name).toEqual([String(meta.successStatus ?? 200)]);
+    }
+  });
+
+  it('has an example per operation that its procedure accepts and could answer', () => {
+    for (const { name, method, path, meta, procedure } of procedures) {
+      expect(meta.example, `${name} has no example`).toBeDefined();
+      const input = procedure._def.inputs[0] as z.ZodType;
+      const output = procedure._def.output as z.ZodType;
+      const inputCheck = input.safeParse(meta.example!.input);
+      expect(inputCheck.success, `${name} example input: ${inputCheck.error?.message}`).toBe(true);
+      const outputCheck = output.safeParse(meta.example!.output);
+      expect(outputCheck.success, `${name} example output: ${outputCheck.error?.message}`).toBe(true);
+      const operation = operationOf(path, method);
+      const success = Object.entries(operation.responses as Json).find(([status]) => status.startsWith('2'))![1];
+      expect(success.content['application/json'].example, name).toEqual(meta.example!.output);
+      if (operation.requestBody) {
+        for (const [type, content] of Object.entries(operation.requestBody.content as Json)) expect(content.example, `${name} ${type}`).toBeDefined();
+      }
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path') expect(parameter.example, `${name} ${parameter.name}`).toBeDefined();
+      }
+    }
+  });
+
+  it('describes the chat request, its event stream and its JSON answer', () => {
+    const chat = operationOf('/chat', 'POST');
+    expect(chat.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ChatRequest' });
+    expect(document.components.schemas.ChatRequest.additionalProperties).toBe(false);
+    const stream = chat.responses['200'].content['text/event-stream'];
+    expect(stream.itemSchema.oneOf.map((schema: Json) => schema.$ref)).toEqual([
+      '#/components/schemas/ChatMetaEvent',
+      '#/components/schemas/ChatChunkEvent',
+      '#/components/schemas/ChatErrorEvent',
+    ]);
+    expect(stream.example).toMatch(/^data: \{"type":"meta"/);
+    expect(stream.example).toContain('data: [DONE]');
+    expect(chat.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ChatAnswer' });
+    expect(Object.keys(chat.responses)).toEqual(expect.arrayContaining(['400', '401', '404', '413', '415', '429', '503']));
+  });
+
+  it('describes the raw spec body of POST /ingest/openapi with its own limits', () => {
+    const ingest = operationOf('/ingest/openapi', 'POST');
+    expect(Object.keys(ingest.requestBody.content)).toEqual(['application/json', 'application/yaml']);
+    expect(ingest.parameters.map((parameter: Json) => parameter.name)).toEqual(['namespace']);
+    expect(ingest.responses['413'].description).toMatch(/KB_MAX_SPEC_BYTES/);
+    expect(ingest.responses['415'].description).toMatch(/application\/yaml/);
+  });
+});
