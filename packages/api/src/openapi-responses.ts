@@ -54,22 +54,23 @@ export const ERROR_SCHEMA = {
   required: ['message', 'code'],
 };
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
 
-/** Headers of an answer that went through the per-key limiter (success or refusal). */
-export const RATE_LIMIT_HEADERS = {
+/** The headers the document shares (components.headers). */
+export const SHARED_HEADERS = {
   'RateLimit-Limit': integerHeader('Requests allowed in the window that is closest to its limit'),
   'RateLimit-Remaining': integerHeader('Requests left in that window'),
   'RateLimit-Reset': integerHeader('Seconds until that window frees a request'),
-};
-
-const RETRY_AFTER = { 'Retry-After': integerHeader('Seconds to wait before trying again') };
-
-const WWW_AUTHENTICATE = {
+  'Retry-After': integerHeader('Seconds to wait before trying again'),
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750), with error="invalid_token" for an unknown or revoked key', schema: { type: 'string' } },
 };
+
+const headers = (...names: Array<keyof typeof SHARED_HEADERS>) => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));
+
+/** Headers of an answer that went through the per-key limiter (success or refusal). */
+const RATE_LIMIT_HEADERS = headers('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -83,55 +84,99 @@ export function keyLimited(auth: AuthLevel): boolean {
   return auth !== 'public';
 }
 
-interface DerivedError {
+interface ErrorAnswer {
+  status: number;
   description: string;
   example: string;
   headers?: Record<string, unknown>;
 }
 
-/** The errors an operation can answer, by status, with the description and example of each. */
-export function derivedErrors(traits: OperationTraits): Map<number, DerivedError> {
-  const errors = new Map<number, DerivedError>();
-  const body = takesBody(traits.method);
-  errors.set(400, {
-    description: body
-      ? 'Invalid input: malformed JSON, or a field missing, invalid or unknown (named in the message, listed in issues)'
-      : 'Invalid input: a parameter missing, invalid or unknown (named in the message, listed in issues)',
+function errorResponse(error: ErrorAnswer): Record<string, unknown> {
+  return {
+    description: error.description,
+    ...(error.headers ? { headers: error.headers } : {}),
+    content: { 'application/json': { schema: ref('schemas', ERROR_SCHEMA_NAME), example: { message: error.example, code: ERROR_CODES[error.status] } } },
+  };
+}
+
+/** The error answers every operation of a kind shares (components.responses), by name. */
+const SHARED_ERRORS = {
+  InvalidBody: {
+    status: 400,
+    description: 'Invalid input: malformed JSON, or a field missing, invalid or unknown (named in the message, listed in issues)',
     example: 'Input validation failed: unknown field "topk"',
-  });
-  if (traits.auth !== 'public') {
-    errors.set(401, {
-      description: 'Missing, malformed, unknown or revoked credentials',
-      example: 'Missing credentials: send "Authorization: Bearer <API key>"',
-      headers: WWW_AUTHENTICATE,
-    });
-  }
-  if (traits.auth === 'admin') {
-    errors.set(403, { description: 'An API key without admin rights', example: 'This operation needs an admin API key or an admin session' });
-  }
+  },
+  InvalidQuery: {
+    status: 400,
+    description: 'Invalid input: a parameter missing, invalid or unknown (named in the message, listed in issues)',
+    example: 'Input validation failed: unknown field "topk"',
+  },
+  Unauthorized: {
+    status: 401,
+    description: 'Missing, malformed, unknown or revoked credentials',
+    example: 'Missing credentials: send "Authorization: Bearer <API key>"',
+    headers: headers('WWW-Authenticate'),
+  },
+  Forbidden: { status: 403, description: 'An API key without admin rights', example: 'This operation needs an admin API key or an admin session' },
+  PayloadTooLarge: {
+    status: 413,
+    description: 'The body is larger than the limit (KB_MAX_BODY_BYTES, 10 MB by default)',
+    example: 'Request body is larger than the limit of 10485760 bytes',
+  },
+  UnsupportedMediaType: { status: 415, description: 'The body is not application/json', example: 'Unsupported content type "text/plain": send application/json' },
+  RateLimited: {
+    status: 429,
+    description: "The key's requests per minute or per day are used up (see Retry-After)",
+    example: 'Rate limit exceeded: 60 requests per window; retry in 12 s',
+    headers: headers('Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'),
+  },
+  RateLimiterUnavailable: {
+    status: 503,
+    description: 'Rate limiting is unavailable (Redis unreachable); try again shortly',
+    example: 'Rate limiting is unavailable; try again shortly',
+  },
+  InternalError: { status: 500, description: 'Internal server error (the server log has the cause)', example: 'Internal server error' },
+} satisfies Record<string, ErrorAnswer>;
+
+/** components.responses of the document: the shared error answers. */
+export const SHARED_RESPONSES: Record<string, unknown> = Object.fromEntries(
+  Object.entries(SHARED_ERRORS).map(([name, error]) => [name, errorResponse(error)]),
+);
+
+/** The errors an operation can answer, by status: the name of a shared answer, or one of its own. */
+export function derivedErrors(traits: OperationTraits): Map<number, keyof typeof SHARED_ERRORS | ErrorAnswer> {
+  const errors = new Map<number, keyof typeof SHARED_ERRORS | ErrorAnswer>();
+  const body = takesBody(traits.method);
+  errors.set(400, body ? 'InvalidBody' : 'InvalidQuery');
+  if (traits.auth !== 'public') errors.set(401, 'Unauthorized');
+  if (traits.auth === 'admin') errors.set(403, 'Forbidden');
   if (body) {
-    errors.set(413, { description: 'The body is larger than the limit (KB_MAX_BODY_BYTES)', example: 'Request body is larger than the limit of 10485760 bytes' });
-    errors.set(415, { description: 'The body is not application/json', example: 'Unsupported content type "text/plain": send application/json' });
+    errors.set(413, 'PayloadTooLarge');
+    errors.set(415, 'UnsupportedMediaType');
   }
   if (keyLimited(traits.auth)) {
-    errors.set(429, {
-      description: "The key's requests per minute or per day are used up (see Retry-After)",
-      example: 'Rate limit exceeded: 60 requests per window; retry in 12 s',
-      headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS },
-    });
-    errors.set(503, { description: 'Rate limiting is unavailable (Redis unreachable); try again shortly', example: 'Rate limiting is unavailable; try again shortly' });
+    errors.set(429, 'RateLimited');
+    errors.set(503, 'RateLimiterUnavailable');
   }
-  for (const [status, description] of Object.entries(traits.errors)) {
+  errors.set(500, 'InternalError');
+  for (const [key, description] of Object.entries(traits.errors)) {
     if (description === undefined) continue;
-    const code = Number(status);
-    const derived = errors.get(code);
-    errors.set(code, {
-      description: derived && code === 503 ? `${description}; or ${derived.description.charAt(0).toLowerCase()}${derived.description.slice(1)}` : description,
+    const status = Number(key);
+    const derived = errors.get(status);
+    const shared = typeof derived === 'string' ? SHARED_ERRORS[derived] : undefined;
+    // A 503 the procedure declares comes beside the limiter's; any other declared error replaces the shared one.
+    const limiter = status === 503 && derived === 'RateLimiterUnavailable';
+    errors.set(status, {
+      status,
+      description: limiter ? `${description}; or rate limiting is unavailable (Redis unreachable)` : description,
       example: description,
-      headers: code === 429 ? { ...RETRY_AFTER, ...(keyLimited(traits.auth) ? RATE_LIMIT_HEADERS : {}), ...derived?.headers } : derived?.headers,
+      ...(status === 429
+        ? { headers: keyLimited(traits.auth) ? SHARED_ERRORS.RateLimited.headers : headers('Retry-After') }
+        : shared && 'headers' in shared
+          ? { headers: shared.headers }
+          : {}),
     });
   }
-  errors.set(500, { description: 'Internal server error (the server log has the cause)', example: 'Internal server error' });
   return errors;
 }
 
@@ -148,12 +193,7 @@ export function operationResponses(existing: Responses, traits: OperationTraits)
     responses[status] = keyLimited(traits.auth) ? { ...response, headers: { ...(response.headers as object | undefined), ...RATE_LIMIT_HEADERS } } : response;
   }
   for (const [status, error] of [...derivedErrors(traits)].sort(([a], [b]) => a - b)) {
-    const code = ERROR_CODES[status];
-    responses[String(status)] = {
-      description: error.description,
-      ...(error.headers ? { headers: error.headers } : {}),
-      content: { 'application/json': { schema: ref(ERROR_SCHEMA_NAME), example: { message: error.example, code } } },
-    };
+    responses[String(status)] = typeof error === 'string' ? ref('responses', error) : errorResponse(error);
   }
   return responses;
 }

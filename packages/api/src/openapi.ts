@@ -1,6 +1,6 @@
 import { NAMESPACES } from '@kb/core';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
-import { ERROR_SCHEMA, ERROR_SCHEMA_NAME, operationResponses, operationSecurity } from './openapi-responses.ts';
+import { ERROR_SCHEMA, ERROR_SCHEMA_NAME, operationResponses, operationSecurity, SHARED_HEADERS, SHARED_RESPONSES } from './openapi-responses.ts';
 import { appRouter } from './root.ts';
 import { addChatPath } from './routers/chat/openapi.ts';
 import type { Meta } from './trpc.ts';
@@ -118,8 +118,11 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
   }
 
   // The generator's per-code error schemas give way to the one error schema.
-  const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  const components = (document.components ??= {}) as Record<string, Record<string, unknown>>;
+  const schemas = (components.schemas ??= {});
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   schemas[ERROR_SCHEMA_NAME] = ERROR_SCHEMA;
+  components.responses = { ...components.responses, ...SHARED_RESPONSES };
+  components.headers = { ...components.headers, ...SHARED_HEADERS };
   return document;
 }
