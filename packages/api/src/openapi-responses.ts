@@ -163,18 +163,15 @@ export function derivedErrors(traits: OperationTraits): Map<number, keyof typeof
     if (description === undefined) continue;
     const status = Number(key);
     const derived = errors.get(status);
-    const shared = typeof derived === 'string' ? SHARED_ERRORS[derived] : undefined;
+    const shared: ErrorAnswer | undefined = typeof derived === 'string' ? SHARED_ERRORS[derived] : undefined;
     // A 503 the procedure declares comes beside the limiter's; any other declared error replaces the shared one.
     const limiter = status === 503 && derived === 'RateLimiterUnavailable';
+    const answerHeaders = status === 429 ? (keyLimited(traits.auth) ? SHARED_ERRORS.RateLimited.headers : headers('Retry-After')) : shared?.headers;
     errors.set(status, {
       status,
       description: limiter ? `${description}; or rate limiting is unavailable (Redis unreachable)` : description,
       example: description,
-      ...(status === 429
-        ? { headers: keyLimited(traits.auth) ? SHARED_ERRORS.RateLimited.headers : headers('Retry-After') }
-        : shared && 'headers' in shared
-          ? { headers: shared.headers }
-          : {}),
+      ...(answerHeaders ? { headers: answerHeaders } : {}),
     });
   }
   return errors;
