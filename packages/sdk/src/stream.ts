@@ -71,9 +71,12 @@ export class ChatStream implements AsyncIterable<ChatEvent> {
         if (EVENT_TYPES.has(event.type)) yield event;
       }
     } finally {
-      // Leaving early: free the connection (the service stops writing the answer).
-      if (!finished) await reader.cancel().catch(() => undefined);
-      reader.releaseLock();
+      if (!finished) {
+        // Leaving early: close the connection (the service stops writing the answer). Aborting the
+        // request does it at once; cancelling the piped reader alone can wait on the pipe.
+        this.controller.abort();
+        void reader.cancel().catch(() => undefined);
+      }
     }
   }
 

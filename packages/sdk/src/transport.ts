@@ -62,8 +62,9 @@ export function createTransport(fetchImpl: typeof fetch, retry: boolean | RetryO
       if (!RETRYABLE.has(response.status) || attempt > options.retries) return response;
       const delay = retryDelayMs(response, attempt, options);
       if (delay > options.maxDelayMs) return response;
-      // The refused answer's body is not needed: free its connection.
-      await response.body?.cancel().catch(() => undefined);
+      // The refused answer's body is not needed: free its connection (not awaited: some fetch
+      // implementations settle a cancel only once the body is drained).
+      void response.body?.cancel().catch(() => undefined);
       await sleep(delay, request.signal);
     }
   };
