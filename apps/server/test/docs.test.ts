@@ -71,7 +71,7 @@ describe('GET /api/v1/docs, the API reference', () => {
     expect(script).toContain('SwaggerUIBundle(');
     expect(script).toContain('validatorUrl: null');
     expect(page).toContain('data-openapi="openapi.json"');
-    const document = await (await fetch(`${service.url}/api/v1/openapi.json`)).json();
+    const document = (await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     expect(document.paths['/chat'].post).toBeDefined();
   });
 
