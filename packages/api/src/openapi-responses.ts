@@ -20,6 +20,8 @@ export interface OperationTraits {
   auth: AuthLevel;
   /** Status -> description of the errors the procedure answers itself. */
   errors: Partial<Record<number, string>>;
+  /** A public operation limited per client address, whose answers carry the RateLimit-* headers. */
+  limitedPerClient?: boolean;
 }
 
 /** The code of each status: the one status map, read backwards. */
@@ -82,6 +84,11 @@ export function takesBody(method: string): boolean {
 /** Whether every request counts against the caller's key (RateLimit-* headers, 429, 503 when the limiter is down). */
 export function keyLimited(auth: AuthLevel): boolean {
   return auth !== 'public';
+}
+
+/** Whether the operation's answers carry RateLimit-* headers: those of a key, or of a limit per client. */
+function rateLimitHeaders(traits: OperationTraits): boolean {
+  return keyLimited(traits.auth) || traits.limitedPerClient === true;
 }
 
 interface ErrorAnswer {
@@ -166,7 +173,7 @@ export function derivedErrors(traits: OperationTraits): Map<number, keyof typeof
     const shared: ErrorAnswer | undefined = typeof derived === 'string' ? SHARED_ERRORS[derived] : undefined;
     // A 503 the procedure declares comes beside the limiter's; any other declared error replaces the shared one.
     const limiter = status === 503 && derived === 'RateLimiterUnavailable';
-    const answerHeaders = status === 429 ? (keyLimited(traits.auth) ? SHARED_ERRORS.RateLimited.headers : headers('Retry-After')) : shared?.headers;
+    const answerHeaders = status === 429 ? (rateLimitHeaders(traits) ? SHARED_ERRORS.RateLimited.headers : headers('Retry-After')) : shared?.headers;
     errors.set(status, {
       status,
       description: limiter ? `${description}; or rate limiting is unavailable (Redis unreachable)` : description,
@@ -187,7 +194,7 @@ export function operationResponses(existing: Responses, traits: OperationTraits)
   const responses: Responses = {};
   for (const [status, response] of Object.entries(existing)) {
     if (!status.startsWith('2')) continue;
-    responses[status] = keyLimited(traits.auth) ? { ...response, headers: { ...(response.headers as object | undefined), ...RATE_LIMIT_HEADERS } } : response;
+    responses[status] = rateLimitHeaders(traits) ? { ...response, headers: { ...(response.headers as object | undefined), ...RATE_LIMIT_HEADERS } } : response;
   }
   for (const [status, error] of [...derivedErrors(traits)].sort(([a], [b]) => a - b)) {
     responses[String(status)] = typeof error === 'string' ? ref('responses', error) : errorResponse(error);

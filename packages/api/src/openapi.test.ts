@@ -102,7 +102,7 @@ describe('the OpenAPI document', () => {
   it('sends Retry-After with every 429, and RateLimit headers with the answers of a key', () => {
     for (const { name, method, path, meta } of procedures) {
       const responses = responsesOf(operationOf(path, method));
-      const limited = (meta.auth ?? 'admin') !== 'public';
+      const limited = (meta.auth ?? 'admin') !== 'public' || meta.limitedPerClient === true;
       if (responses['429']) expect(headerNames(responses['429']), name).toContain('Retry-After');
       const success = Object.entries(responses).find(([status]) => status.startsWith('2'))![1];
       for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
@@ -111,7 +111,8 @@ describe('the OpenAPI document', () => {
       }
     }
     for (const header of Object.values(document.components.headers as Json)) expect(header.schema.type).toBeDefined();
-    expect(headerNames(responsesOf(operationOf('/faq', 'GET'))['429'])).toContain('Retry-After');
+    expect(headerNames(responsesOf(operationOf('/faq', 'GET'))['429'])).toEqual(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    expect(headerNames(responsesOf(operationOf('/auth/login', 'POST'))['429'])).toEqual(['Retry-After']);
     expect(headerNames(responsesOf(operationOf('/keys', 'POST'))['401'])).toEqual(['WWW-Authenticate']);
   });
 

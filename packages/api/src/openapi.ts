@@ -113,7 +113,12 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
     const security = operationSecurity(auth);
     if (security) operation.security = security;
     else delete operation.security;
-    operation.responses = operationResponses(responses, { method, auth, errors: declaredErrors(meta) });
+    operation.responses = operationResponses(responses, {
+      method,
+      auth,
+      errors: declaredErrors(meta),
+      ...(meta.limitedPerClient ? { limitedPerClient: true } : {}),
+    });
     if (meta.example) addExample(operation, meta.example);
   }
 

@@ -20,6 +20,8 @@ export interface Meta extends OpenApiMeta {
    * access (401, 403, 429), input (400) and body (413, 415) imply are added without being listed.
    */
   errors?: Partial<Record<DeclaredErrorStatus, string>>;
+  /** A public procedure limited per client address: its answers carry RateLimit-* headers (OpenAPI document). */
+  limitedPerClient?: boolean;
   /** A request and its answer for the OpenAPI document; a test checks both against the schemas. */
   example?: { input?: Record<string, unknown>; output: unknown };
 }

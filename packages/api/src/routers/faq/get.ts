@@ -51,6 +51,7 @@ export const getFaq = procedure
         '(KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE requests, KB_FAQ_RATE_LIMIT_PER_MINUTE of them not cached) and, for FAQs written by the model, ' +
         'per day across the service (KB_FAQ_DAILY_LIMIT): 429 with Retry-After.',
     },
+    limitedPerClient: true,
     errors: {
       404: 'Nothing in the scope is about the topic',
       429: 'Too many FAQ requests from this address, or the daily number of FAQs written by the model is reached (see Retry-After)',
