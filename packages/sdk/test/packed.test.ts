@@ -90,6 +90,9 @@ describe('the packed SDK in a plain Node project', () => {
     expect(report.errors.revokedKey).toMatchObject({ isKbError: true, status: 401, code: 'UNAUTHORIZED' });
     expect(report.errors.unknownKey).toMatchObject({ isKbError: true, status: 404, code: 'NOT_FOUND' });
     expect(report.errors.tooLarge).toMatchObject({ isKbError: true, status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(report.errors.unknownField).toEqual({ status: 400, message: 'Input validation failed: unknown field "topk"', keys: ['topk'] });
+    expect(report.errors.rateLimited).toMatchObject({ status: 429, code: 'TOO_MANY_REQUESTS' });
+    expect(report.errors.rateLimited.retryAfter).toBeGreaterThan(0);
     expect(report.network).toEqual({ name: 'KbNetworkError', isNetworkError: true });
   }, 120_000);
 
