@@ -204,8 +204,8 @@ export function operationResponses(existing: Responses, traits: OperationTraits)
 
 /**
  * Who may call an operation, in the document's terms: an API key or an admin session, or, for a
- * public one, nobody needs credentials (no requirement: the document sets none globally).
+ * public one, no credentials (an empty requirement says so explicitly).
  */
-export function operationSecurity(auth: AuthLevel): Array<Record<string, string[]>> | undefined {
-  return auth === 'public' ? undefined : [{ Authorization: [] }, { AdminSession: [] }];
+export function operationSecurity(auth: AuthLevel): Array<Record<string, string[]>> {
+  return auth === 'public' ? [] : [{ Authorization: [] }, { AdminSession: [] }];
 }

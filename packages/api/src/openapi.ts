@@ -110,9 +110,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
       delete responses['200'];
     }
     const auth = meta.auth ?? 'admin';
-    const security = operationSecurity(auth);
-    if (security) operation.security = security;
-    else delete operation.security;
+    operation.security = operationSecurity(auth);
     operation.responses = operationResponses(responses, {
       method,
       auth,

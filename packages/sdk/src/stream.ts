@@ -7,7 +7,7 @@ export type ChatMetaEvent = Schemas['ChatMetaEvent'];
 export type ChatChunkEvent = Schemas['ChatChunkEvent'];
 export type ChatErrorEvent = Schemas['ChatErrorEvent'];
 /** One event of a streamed answer: `meta` first, then `chunk`s in order; `error` if it failed midway. */
-export type ChatEvent = ChatMetaEvent | ChatChunkEvent | ChatErrorEvent;
+export type ChatEvent = Schemas['ChatStreamEvent'];
 export type ChatSource = Schemas['ChatSource'];
 
 /** A streamed answer, collected. */

@@ -349,23 +349,34 @@ export interface components {
         };
         /** @description First event: the conversation and the documents the answer draws on, best first */
         ChatMetaEvent: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "meta";
             conversationId: string;
             sources: components["schemas"]["ChatSource"][];
         };
         /** @description A fragment of the answer (Markdown), to be concatenated in order */
         ChatChunkEvent: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "chunk";
             text: string;
         };
         /** @description The answer failed after the stream started; data: [DONE] follows */
         ChatErrorEvent: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "error";
             message: string;
         };
+        /** @description One event of the stream, by its type */
+        ChatStreamEvent: components["schemas"]["ChatMetaEvent"] | components["schemas"]["ChatChunkEvent"] | components["schemas"]["ChatErrorEvent"];
         ChatAnswer: {
             conversationId: string;
             /** @description Markdown */

@@ -42,6 +42,14 @@ export function addChatPath(document: { paths?: Record<string, unknown>; compone
     properties: { type: { const: 'error' }, message: { type: 'string' } },
     required: ['type', 'message'],
   };
+  schemas.ChatStreamEvent = {
+    description: 'One event of the stream, by its type',
+    oneOf: [ref('ChatMetaEvent'), ref('ChatChunkEvent'), ref('ChatErrorEvent')],
+    discriminator: {
+      propertyName: 'type',
+      mapping: { meta: '#/components/schemas/ChatMetaEvent', chunk: '#/components/schemas/ChatChunkEvent', error: '#/components/schemas/ChatErrorEvent' },
+    },
+  };
   schemas.ChatAnswer = {
     type: 'object',
     properties: {
@@ -69,8 +77,10 @@ export function addChatPath(document: { paths?: Record<string, unknown>; compone
           description: 'The answer: an event stream, or one JSON object when stream is false',
           content: {
             'text/event-stream': {
-              schema: { type: 'string', description: 'data: lines carrying ChatMetaEvent, ChatChunkEvent, ChatErrorEvent, then data: [DONE]' },
-              itemSchema: { oneOf: [ref('ChatMetaEvent'), ref('ChatChunkEvent'), ref('ChatErrorEvent')] },
+              schema: { type: 'string', description: 'data: lines each carrying a ChatStreamEvent as JSON, then data: [DONE]' },
+              // OpenAPI 3.2 names the schema of each event itemSchema; this document is 3.1, where
+              // only an extension may carry it.
+              'x-itemSchema': ref('ChatStreamEvent'),
               example: SSE_EXAMPLE,
             },
             'application/json': { schema: ref('ChatAnswer') },
