@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { lint, loadConfig } from '@redocly/openapi-core';
 import { APP_ERROR_STATUS } from '@kb/core';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -41,6 +43,12 @@ function operationOf(path: string, method: string): Json {
 describe('the OpenAPI document', () => {
   it('is committed as generated (regenerate with `pnpm generate`)', () => {
     expect(readFileSync(OPENAPI_FILE, 'utf8'), 'packages/api/openapi.json is stale: run `pnpm generate`').toBe(openApiFileText());
+  });
+
+  it("passes Redocly's recommended rules (a warning only for the license it does not declare)", async () => {
+    const problems = await lint({ ref: fileURLToPath(OPENAPI_FILE), config: await loadConfig({}) });
+    const errors = problems.filter((problem) => problem.severity === 'error');
+    expect(errors.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
   });
 
   it('has an operation for every published procedure, and none other', () => {
