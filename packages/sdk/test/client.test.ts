@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { retryAfterSeconds } from '../src/errors.ts';
 import { apiBaseUrl, createKbClient, KbError, KbNetworkError, type ChatEvent } from '../src/index.ts';
 
 const BASE = 'http://kb.test';
@@ -100,6 +101,15 @@ describe('errors', () => {
   it('gives the seconds to wait on a 429', async () => {
     server.use(http.get(`${API}/keys`, () => HttpResponse.json({ message: 'Rate limit exceeded', code: 'TOO_MANY_REQUESTS' }, { status: 429, headers: { 'retry-after': '12' } })));
     await expect(kb().keys.list()).rejects.toMatchObject({ status: 429, code: 'TOO_MANY_REQUESTS', retryAfter: 12, issues: [] });
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-11-24T10:00:00Z');
+    expect(retryAfterSeconds('7', now)).toBe(7);
+    expect(retryAfterSeconds('Tue, 24 Nov 2026 10:00:30 GMT', now)).toBe(30);
+    expect(retryAfterSeconds('Tue, 24 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfterSeconds('soon', now)).toBeUndefined();
+    expect(retryAfterSeconds(null, now)).toBeUndefined();
   });
 
   it('describes an answer that is not the service JSON by its status', async () => {
