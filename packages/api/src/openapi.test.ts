@@ -4,7 +4,7 @@ import { lint, loadConfig } from '@redocly/openapi-core';
 import { APP_ERROR_STATUS } from '@kb/core';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { buildOpenApiDocument, publishedProcedures } from './openapi.ts';
+import { buildOpenApiDocument, publishedProcedures, REFERENCE_PATHS } from './openapi.ts';
 import { OPENAPI_FILE, openApiFileText } from './openapi-file.ts';
 import { PUBLIC_PROCEDURES } from './trpc.ts';
 
@@ -51,11 +51,11 @@ describe('the OpenAPI document', () => {
     expect(errors.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
   });
 
-  it('has an operation for every published procedure, and none other', () => {
+  it('has an operation for every published procedure and the reference routes, and none other', () => {
     expect(procedures.length).toBeGreaterThan(10);
-    const expected = procedures.map(({ method, path }) => `${method} ${path}`).sort();
+    const expected = [...procedures.map(({ method, path }) => `${method} ${path}`), ...REFERENCE_PATHS.map((path) => `GET ${path}`)].sort();
     expect(operations.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected);
-    for (const route of ['POST /auth/login', 'POST /auth/logout', 'GET /faq', 'GET /conversations', 'POST /chat', 'DELETE /keys/{id}']) {
+    for (const route of ['POST /auth/login', 'POST /auth/logout', 'GET /faq', 'GET /conversations', 'POST /chat', 'DELETE /keys/{id}', 'GET /docs']) {
       expect(expected).toContain(route);
     }
   });
@@ -73,6 +73,7 @@ describe('the OpenAPI document', () => {
     expect(document.security).toBeUndefined();
     expect(operationOf('/auth/login', 'POST').security).toEqual([]);
     expect(operationOf('/auth/logout', 'POST').security).toEqual([]);
+    for (const path of REFERENCE_PATHS) expect(operationOf(path, 'GET').security).toEqual([]);
   });
 
   it('answers every error with the one error schema, an example of its own code, and nothing else', () => {

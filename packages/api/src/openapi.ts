@@ -76,6 +76,30 @@ function describeRawSpecBody(operation: Operation & Json): void {
   ];
 }
 
+/** The routes that publish the contract itself, served by the HTTP host beside the procedures. */
+export const REFERENCE_PATHS = ['/openapi.json', '/docs'] as const;
+
+function addReferencePaths(paths: Record<string, unknown>): void {
+  paths['/openapi.json'] = {
+    get: {
+      operationId: 'openapi',
+      summary: 'This document (OpenAPI 3.1)',
+      tags: ['reference'],
+      security: [],
+      responses: { '200': { description: 'The document, cached for 5 minutes', content: { 'application/json': { schema: { type: 'object' } } } } },
+    },
+  };
+  paths['/docs'] = {
+    get: {
+      operationId: 'docs',
+      summary: 'The API reference: this document rendered in the browser (Swagger UI, served from this server)',
+      tags: ['reference'],
+      security: [],
+      responses: { '200': { description: 'An HTML page; its scripts and styles are below /docs/', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  };
+}
+
 /**
  * The OpenAPI 3 document of the REST API, generated from the router and completed from each
  * procedure's meta: success statuses, who may call it, every error it can answer (one schema),
@@ -127,5 +151,6 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
   schemas[ERROR_SCHEMA_NAME] = ERROR_SCHEMA;
   components.responses = { ...components.responses, ...SHARED_RESPONSES };
   components.headers = { ...components.headers, ...SHARED_HEADERS };
+  addReferencePaths(paths);
   return document;
 }
