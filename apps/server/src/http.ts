@@ -8,6 +8,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { jsonDepth, MAX_JSON_DEPTH, readBody, withholdContinue } from './body.ts';
 import { handleChatRoute } from './chat-route.ts';
+import { createDocsRoutes } from './docs-route.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, operationMatcher, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
@@ -115,6 +116,7 @@ export function createHttpApp(services: Services): HttpApp {
   const document = buildOpenApiDocument({ version: SERVICE_VERSION });
   const openApiDocument = JSON.stringify(document);
   const isRestOperation = operationMatcher(document.paths ?? {}, API_BASE_PATH);
+  const docs = createDocsRoutes(API_BASE_PATH);
   let shuttingDown = false;
 
   const rest = createOpenApiNodeHttpHandler({
@@ -221,6 +223,9 @@ export function createHttpApp(services: Services): HttpApp {
         res.end(req.method === 'HEAD' ? undefined : openApiDocument);
       },
     },
+    // The API reference, rendered in the browser from the document above.
+    { methods: ['GET'], path: docs.path, body: 'none', handle: ({ req, res, pathname }) => docs.handle(req, res, pathname) },
+    { methods: ['GET'], prefix: docs.prefix, body: 'none', handle: ({ req, res, pathname }) => docs.handle(req, res, pathname) },
     {
       // The body is the raw spec, in JSON or YAML, up to its own (larger) limit; the procedure
       // gets { spec, format, namespace } (namespace from the query string).

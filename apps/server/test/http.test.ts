@@ -39,7 +39,7 @@ describe('HTTP surface', () => {
     expect(doc.paths['/keys'].post.responses['200']).toBeUndefined();
     // The public FAQ: its query parameters, and no security requirement.
     expect(doc.paths['/faq'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['q', 'source', 'lang']);
-    expect(doc.paths['/faq'].get.security).toBeUndefined();
+    expect(doc.paths['/faq'].get.security).toEqual([]);
     const head = await fetch(`${service.url}/api/v1/openapi.json`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(doc)));

@@ -3,6 +3,7 @@ import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, ra
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AuthLevel, Caller, RequestContext } from './context.ts';
+import type { DeclaredErrorStatus } from './openapi-responses.ts';
 
 export interface Meta extends OpenApiMeta {
   /** Who may call the procedure. Absent means admin: access is denied by default. */
@@ -14,6 +15,15 @@ export interface Meta extends OpenApiMeta {
    * REST adapter (the chat stream), path below /api/v1; `openapi` is absent on such a procedure.
    */
   restRoute?: { method: 'POST'; path: string };
+  /**
+   * Errors the procedure answers itself (status -> when), for the OpenAPI document. Those its
+   * access (401, 403, 429), input (400) and body (413, 415) imply are added without being listed.
+   */
+  errors?: Partial<Record<DeclaredErrorStatus, string>>;
+  /** A public procedure limited per client address: its answers carry RateLimit-* headers (OpenAPI document). */
+  limitedPerClient?: boolean;
+  /** A request and its answer for the OpenAPI document; a test checks both against the schemas. */
+  example?: { input?: Record<string, unknown>; output: unknown };
 }
 
 /**

@@ -12,7 +12,14 @@ export const login = procedure
       tags: ['auth'],
       summary: 'Start an admin session',
       description: 'Checks the password against KB_ADMIN_PASSWORD and sets an HttpOnly, SameSite=Strict session cookie that grants the admin endpoints.',
+      protect: false,
     },
+    errors: {
+      401: 'Wrong password',
+      429: 'Too many login attempts from this address (10 a minute)',
+      503: 'Admin login is not configured (KB_ADMIN_PASSWORD is not set)',
+    },
+    example: { input: { password: 'correct horse battery staple' }, output: { ok: true, expiresAt: '2026-11-25T09:30:00.000Z' } },
   })
   .input(z.strictObject({ password: z.string().min(1).max(1000) }))
   .output(z.object({ ok: z.literal(true), expiresAt: z.string() }))

@@ -5,18 +5,19 @@ type Schema = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-function errorResponse(code: string, description: string, schemas: Record<string, unknown>): Schema {
-  const name = `error.${code}`;
-  return {
-    description,
-    content: { 'application/json': { schema: name in schemas ? ref(name) : { type: 'object', properties: { message: { type: 'string' }, code: { type: 'string' } } } } },
-  };
-}
+const SSE_EXAMPLE = [
+  'data: {"type":"meta","conversationId":"2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376","sources":[{"title":"Rotating API keys","documentId":"7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48","slug":"guides/rotating-keys","namespace":"user_docs"}]}',
+  'data: {"type":"chunk","text":"Create the new key, deploy it, "}',
+  'data: {"type":"chunk","text":"then revoke the old one [1]."}',
+  'data: [DONE]',
+  '',
+].join('\n\n');
 
 /**
  * POST /chat, written by hand: trpc-to-openapi cannot describe an event stream. The request
  * body is the procedures' own schema; the events and the JSON answer reference ChatSource, which
- * the generated document holds (the conversations listing uses it).
+ * the generated document holds (the conversations listing uses it). Its errors and the JSON
+ * example come from the chat procedure's meta, as every operation's do.
  */
 export function addChatPath(document: { paths?: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } }): void {
   document.components ??= {};
@@ -40,6 +41,14 @@ export function addChatPath(document: { paths?: Record<string, unknown>; compone
     description: 'The answer failed after the stream started; data: [DONE] follows',
     properties: { type: { const: 'error' }, message: { type: 'string' } },
     required: ['type', 'message'],
+  };
+  schemas.ChatStreamEvent = {
+    description: 'One event of the stream, by its type',
+    oneOf: [ref('ChatMetaEvent'), ref('ChatChunkEvent'), ref('ChatErrorEvent')],
+    discriminator: {
+      propertyName: 'type',
+      mapping: { meta: '#/components/schemas/ChatMetaEvent', chunk: '#/components/schemas/ChatChunkEvent', error: '#/components/schemas/ChatErrorEvent' },
+    },
   };
   schemas.ChatAnswer = {
     type: 'object',
@@ -68,18 +77,15 @@ export function addChatPath(document: { paths?: Record<string, unknown>; compone
           description: 'The answer: an event stream, or one JSON object when stream is false',
           content: {
             'text/event-stream': {
-              schema: { type: 'string', description: 'data: lines carrying ChatMetaEvent, ChatChunkEvent, ChatErrorEvent, then data: [DONE]' },
-              itemSchema: { oneOf: [ref('ChatMetaEvent'), ref('ChatChunkEvent'), ref('ChatErrorEvent')] },
+              schema: { type: 'string', description: 'data: lines each carrying a ChatStreamEvent as JSON, then data: [DONE]' },
+              // OpenAPI 3.2 names the schema of each event itemSchema; this document is 3.1, where
+              // only an extension may carry it.
+              'x-itemSchema': ref('ChatStreamEvent'),
+              example: SSE_EXAMPLE,
             },
             'application/json': { schema: ref('ChatAnswer') },
           },
         },
-        '400': errorResponse('BAD_REQUEST', 'Invalid input (unknown fields are named)', schemas),
-        '401': errorResponse('UNAUTHORIZED', 'Missing, unknown or revoked credentials', schemas),
-        '404': errorResponse('NOT_FOUND', 'Unknown conversationId (or one another key started)', schemas),
-        '429': errorResponse('TOO_MANY_REQUESTS', 'Rate limit exceeded (see Retry-After)', schemas),
-        '500': errorResponse('INTERNAL_SERVER_ERROR', 'Internal server error', schemas),
-        '503': errorResponse('SERVICE_UNAVAILABLE', 'The language model or the embedder is unavailable (stream: false)', schemas),
       },
     },
   };

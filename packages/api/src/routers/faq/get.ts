@@ -51,6 +51,27 @@ export const getFaq = procedure
         '(KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE requests, KB_FAQ_RATE_LIMIT_PER_MINUTE of them not cached) and, for FAQs written by the model, ' +
         'per day across the service (KB_FAQ_DAILY_LIMIT): 429 with Retry-After.',
     },
+    limitedPerClient: true,
+    errors: {
+      404: 'Nothing in the scope is about the topic',
+      429: 'Too many FAQ requests from this address, or the daily number of FAQs written by the model is reached (see Retry-After)',
+      502: 'The language model did not return a usable FAQ',
+      503: 'The language model is unavailable, or this FAQ is still being made',
+    },
+    example: {
+      input: { q: 'API keys', source: 'user_docs', lang: 'en' },
+      output: {
+        query: 'API keys',
+        scope: 'user_docs',
+        language: 'en',
+        content: '## How do I rotate an API key?\n\nCreate the new key, deploy it, then revoke the old one.\n\nSources: [Rotating API keys](https://docs.example.com/guides/rotating-keys)\n',
+        cached: true,
+        sources: [
+          { title: 'Rotating API keys', documentId: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48', slug: 'guides/rotating-keys', namespace: 'user_docs', url: 'https://docs.example.com/guides/rotating-keys' },
+        ],
+        generatedAt: '2026-11-24T08:00:00.000Z',
+      },
+    },
   })
   .input(faqInput)
   .output(faqSchema)

@@ -30,8 +30,23 @@ export const listJobs = procedure
       tags: ['ingest'],
       summary: 'List the last 100 ingestion jobs, newest first',
       protect: true,
-      // 400 for a query parameter (it takes none); not the generator's default 404.
-      errorResponses: [400, 401, 403, 500],
+    },
+    example: {
+      output: {
+        jobs: [
+          {
+            id: '9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50',
+            type: 'wiki',
+            status: 'running',
+            payload: { spaceKey: 'DOCS', namespace: 'wiki' },
+            progress: { total: 240, done: 118, skipped: 61, failed: 1 },
+            attempts: 1,
+            createdAt: '2026-11-24T09:30:00.000Z',
+            startedAt: '2026-11-24T09:30:01.000Z',
+            completedAt: null,
+          },
+        ],
+      },
     },
   })
   .input(z.strictObject({}).optional())

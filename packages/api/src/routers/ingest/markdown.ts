@@ -21,6 +21,17 @@ export const ingestMarkdown = procedure
   .meta({
     auth: 'apiKey',
     openapi: { method: 'POST', path: '/ingest/md', tags: ['ingest'], summary: 'Ingest a Markdown document', protect: true },
+    errors: { 503: 'The embedding service failed; the document was not changed' },
+    example: {
+      input: {
+        title: 'Rotating API keys',
+        content: '# Rotating API keys\n\nCreate the new key, deploy it, then revoke the old one.\n',
+        namespace: 'user_docs',
+        slug: 'guides/rotating-keys',
+        metadata: { url: 'https://docs.example.com/guides/rotating-keys' },
+      },
+      output: { documentId: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48', skipped: false },
+    },
   })
   .input(ingestMarkdownInput)
   .output(ingestResultSchema)

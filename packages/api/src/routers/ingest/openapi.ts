@@ -16,7 +16,16 @@ export const ingestOpenApi = procedure
       tags: ['ingest'],
       summary: 'Ingest an OpenAPI (Swagger) spec, one document per operation',
       protect: true,
-      errorResponses: { 400: 'Invalid spec', 413: 'Spec larger than 25 MB', 415: 'Not application/json or application/yaml' },
+    },
+    errors: {
+      400: 'Invalid input or an invalid spec (the message says where)',
+      413: 'The spec is larger than KB_MAX_SPEC_BYTES (25 MB by default)',
+      415: 'The body is not application/json or application/yaml',
+      503: 'The embedding service failed',
+    },
+    example: {
+      input: { spec: 'openapi: 3.0.3\ninfo: { title: Pets, version: "1" }\npaths: {}\n', format: 'yaml', namespace: 'api_endpoints' },
+      output: { upserted: 1, unchanged: 0, total: 1 },
     },
   })
   .input(

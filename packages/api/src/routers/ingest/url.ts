@@ -17,7 +17,15 @@ export const ingestUrl = procedure
         '422 when the URL cannot be fetched; the message says why (address not allowed, name not found, timeout, connection refused or reset, ' +
         'the remote status, too large, unsupported content type, too many redirects, a redirect to another scheme).',
       protect: true,
-      errorResponses: { 400: 'Malformed URL or unsupported scheme', 422: 'The URL could not be fetched (the message says why)' },
+    },
+    errors: {
+      400: 'Invalid input, a malformed URL or an unsupported scheme (named in the message)',
+      422: 'The URL could not be fetched (the message says why)',
+      503: 'The embedding service failed; the document was not changed',
+    },
+    example: {
+      input: { url: 'https://docs.example.com/guides/rotating-keys', namespace: 'user_docs' },
+      output: { documentId: '0d3a5e61-c2b8-4f17-9d4e-a3b6c8e1f205', skipped: false },
     },
   })
   .input(

@@ -18,7 +18,11 @@ export const ingestWiki = procedure
         'Unchanged pages are skipped, pages deleted from the space are removed once the whole space has been listed. ' +
         '503 when the WIKI_* variables are not set.',
       protect: true,
-      errorResponses: { 400: 'Invalid spaceKey or namespace', 503: 'Wiki import is not configured, or the job queue is unavailable' },
+    },
+    errors: { 503: 'Wiki import is not configured, or the job queue is unavailable' },
+    example: {
+      input: { spaceKey: 'DOCS', namespace: 'wiki' },
+      output: { jobId: '9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50', status: 'pending' },
     },
   })
   .input(z.strictObject({ spaceKey: spaceKeySchema, namespace: namespaceSchema }))

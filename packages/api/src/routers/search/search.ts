@@ -35,6 +35,24 @@ export const search = procedure
   .meta({
     auth: 'apiKey',
     openapi: { method: 'POST', path: '/search', tags: ['search'], summary: 'Search the knowledge base (ranked chunks, no answer)', protect: true },
+    errors: { 503: 'The embedding service failed' },
+    example: {
+      input: { query: 'how do I rotate an API key?', source: 'user_docs', topK: 1, mode: 'hybrid' },
+      output: {
+        results: [
+          {
+            chunkId: '51a0e7c3-d9b2-4a6f-8e1d-c07b3f5a9e62',
+            documentId: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48',
+            documentTitle: 'Rotating API keys',
+            headingPath: 'Rotating API keys',
+            content: 'Create the new key, deploy it, then revoke the old one.',
+            namespace: 'user_docs',
+            score: 0.87,
+          },
+        ],
+        count: 1,
+      },
+    },
   })
   .input(searchInput)
   .output(z.object({ results: z.array(resultSchema), count: z.number().int() }))

@@ -1,0 +1,166 @@
+import createClient from 'openapi-fetch';
+import { isAbort, KbError, kbErrorFrom, KbNetworkError } from './errors.js';
+import type { paths } from './generated/openapi.js';
+import { ChatStream } from './stream.js';
+import { createTransport, type RetryOptions } from './transport.js';
+import type {
+  ChatAnswer,
+  ChatInput,
+  ConversationPage,
+  ConversationsQuery,
+  CreatedKey,
+  CreateKeyInput,
+  Faq,
+  FaqQuery,
+  IngestMarkdownInput,
+  IngestOpenApiResult,
+  IngestResult,
+  IngestUrlInput,
+  IngestWikiInput,
+  JobList,
+  KeyList,
+  Namespace,
+  RevokedKey,
+  SearchInput,
+  SearchResponse,
+  WikiImportAccepted,
+} from './types.js';
+
+export interface KbClientOptions {
+  /** The service's address, such as `http://localhost:3000` (`/api/v1` is added unless it is there). */
+  baseUrl: string;
+  /** An API key (`kb_...`), sent as `Authorization: Bearer`. The FAQ needs none. */
+  apiKey?: string;
+  /** The fetch to send requests with; default the global one. */
+  fetch?: typeof fetch;
+  /** Try 429 and 503 answers again after the wait they ask for (or a doubling backoff). Off by default. */
+  retry?: boolean | RetryOptions;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+/** Per-call options. */
+export type CallOptions = {
+  /** Cancels the call: it rejects with the signal's AbortError (or reason). */
+  signal?: AbortSignal;
+};
+
+export type IngestOpenApiOptions = CallOptions & {
+  /** Target namespace, default api_endpoints. */
+  namespace?: Namespace;
+  /** The text's format; default: JSON when it starts with "{", else YAML. Ignored for an object. */
+  format?: 'json' | 'yaml';
+};
+
+/** `/api/v1` below the service's address, whichever of the two was given. */
+export function apiBaseUrl(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  return trimmed.endsWith('/api/v1') ? trimmed : `${trimmed}/api/v1`;
+}
+
+type Outcome<T> = { data?: T; error?: unknown; response: Response };
+
+/** The body of a success; any other answer thrown as a KbError, a broken connection as a KbNetworkError. */
+async function unwrap<T>(call: Promise<Outcome<T>>): Promise<T> {
+  let outcome: Outcome<T>;
+  try {
+    outcome = await call;
+  } catch (error) {
+    if (error instanceof KbError || error instanceof KbNetworkError || isAbort(error)) throw error;
+    throw new KbNetworkError(`The answer could not be read: ${(error as Error).message}`, { cause: error });
+  }
+  if (!outcome.response.ok) throw kbErrorFrom(outcome.response, outcome.error);
+  return outcome.data as T;
+}
+
+/** A controller that aborts when `signal` does, so the SDK and the caller can both cancel. */
+function linkedController(signal: AbortSignal | undefined): AbortController {
+  const controller = new AbortController();
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  return controller;
+}
+
+/**
+ * A client of the knowledge base's REST API, typed from its OpenAPI document. Every method
+ * resolves with the answer's body; a non-2xx answer rejects with a KbError, a failed connection
+ * with a KbNetworkError.
+ */
+export function createKbClient(options: KbClientOptions) {
+  // The global fetch is looked up per request, so one replaced later (tests, instrumentation) is used.
+  const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const api = createClient<paths>({
+    baseUrl: apiBaseUrl(options.baseUrl),
+    fetch: createTransport(fetchImpl, options.retry),
+    headers: { ...options.headers, ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}) },
+  });
+
+  return {
+    keys: {
+      /** Creates a key (admin). The secret is in `key`, this once. */
+      create: (input: CreateKeyInput, call: CallOptions = {}): Promise<CreatedKey> => unwrap(api.POST('/keys', { body: input, ...call })),
+      /** Lists the keys, never their secrets (admin). */
+      list: (call: CallOptions = {}): Promise<KeyList> => unwrap(api.GET('/keys', call)),
+      /** Revokes a key (admin): 404 when there is no such key, 409 when it is already revoked. */
+      revoke: (id: string, call: CallOptions = {}): Promise<RevokedKey> => unwrap(api.DELETE('/keys/{id}', { params: { path: { id } }, ...call })),
+    },
+    ingest: {
+      /** Ingests a Markdown document; `skipped` when the same content was already stored. */
+      markdown: (input: IngestMarkdownInput, call: CallOptions = {}): Promise<IngestResult> => unwrap(api.POST('/ingest/md', { body: input, ...call })),
+      /** Fetches a page and ingests it (422 says why a URL could not be fetched). */
+      url: (input: IngestUrlInput, call: CallOptions = {}): Promise<IngestResult> => unwrap(api.POST('/ingest/url', { body: input, ...call })),
+      /** Ingests an OpenAPI or Swagger spec, given as its text (JSON or YAML) or as an object: one document per operation. */
+      openapi: (spec: string | object, call: IngestOpenApiOptions = {}): Promise<IngestOpenApiResult> => {
+        const text = typeof spec === 'string' ? spec : JSON.stringify(spec);
+        const format = typeof spec === 'string' ? (call.format ?? (text.trimStart().startsWith('{') ? 'json' : 'yaml')) : 'json';
+        return unwrap(
+          api.POST('/ingest/openapi', {
+            // The raw spec is the body, sent as it is.
+            body: text as never,
+            bodySerializer: (body: unknown) => body as string,
+            headers: { 'Content-Type': format === 'json' ? 'application/json' : 'application/yaml' },
+            params: { query: call.namespace ? { namespace: call.namespace } : {} },
+            ...(call.signal ? { signal: call.signal } : {}),
+          }),
+        );
+      },
+      /** Queues the import of a wiki space (202); follow it with `jobs()`. */
+      wiki: (input: IngestWikiInput, call: CallOptions = {}): Promise<WikiImportAccepted> => unwrap(api.POST('/ingest/wiki', { body: input, ...call })),
+      /** The last 100 ingestion jobs, newest first (admin). */
+      jobs: (call: CallOptions = {}): Promise<JobList> => unwrap(api.GET('/ingest/jobs', call)),
+    },
+    /** Ranked passages for a query (no answer). */
+    search: (input: SearchInput, call: CallOptions = {}): Promise<SearchResponse> => unwrap(api.POST('/search', { body: input, ...call })),
+    chat: {
+      /** The whole answer at once (`stream: false`). */
+      send: (input: ChatInput, call: CallOptions = {}): Promise<ChatAnswer> =>
+        unwrap(api.POST('/chat', { body: { ...input, stream: false }, ...call })) as Promise<ChatAnswer>,
+      /**
+       * The answer as it is written: resolves once the service has accepted the question (a
+       * refusal rejects with a KbError), with a ChatStream of typed events.
+       */
+      stream: async (input: ChatInput, call: CallOptions = {}): Promise<ChatStream> => {
+        const controller = linkedController(call.signal);
+        const body = await unwrap(
+          api.POST('/chat', {
+            body: { ...input, stream: true },
+            headers: { Accept: 'text/event-stream' },
+            parseAs: 'stream',
+            signal: controller.signal,
+          }),
+        );
+        if (!body) throw new KbNetworkError('The chat answer had no body', { cause: undefined });
+        return new ChatStream(body as ReadableStream<Uint8Array>, controller);
+      },
+    },
+    conversations: {
+      /** Stored conversations with their messages, newest first (admin). */
+      list: (query: ConversationsQuery = {}, call: CallOptions = {}): Promise<ConversationPage> =>
+        unwrap(api.GET('/conversations', { params: { query }, ...call })),
+    },
+    /** An FAQ about a topic, made from the knowledge base (public: no key needed). */
+    faq: (query: FaqQuery, call: CallOptions = {}): Promise<Faq> => unwrap(api.GET('/faq', { params: { query }, ...call })),
+  };
+}
+
+export type KbClient = ReturnType<typeof createKbClient>;

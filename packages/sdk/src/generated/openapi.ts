@@ -1,0 +1,1795 @@
+// Generated from packages/api/openapi.json by `pnpm generate` (openapi-typescript). Do not edit.
+
+export interface paths {
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an admin session
+         * @description Checks the password against KB_ADMIN_PASSWORD and sets an HttpOnly, SameSite=Strict session cookie that grants the admin endpoints.
+         */
+        post: operations["auth-login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the admin session */
+        post: operations["auth-logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List API keys (never their secrets) */
+        get: operations["keys-list"];
+        put?: never;
+        /** Create an API key */
+        post: operations["keys-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key */
+        delete: operations["keys-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ingest a Markdown document */
+        post: operations["ingest-markdown"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch a page and ingest it
+         * @description Fetches an http(s) page (HTML, XHTML, Markdown or plain text; at most 10 MB, 15 s, 5 redirects), keeps the main content of HTML as Markdown, and ingests it with the final URL as slug. Private, loopback and link-local addresses are refused unless KB_ALLOW_PRIVATE_URLS is set. 422 when the URL cannot be fetched; the message says why (address not allowed, name not found, timeout, connection refused or reset, the remote status, too large, unsupported content type, too many redirects, a redirect to another scheme).
+         */
+        post: operations["ingest-url"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/openapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ingest an OpenAPI (Swagger) spec, one document per operation */
+        post: operations["ingest-openapi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/wiki": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a wiki space in the background
+         * @description Queues a job that imports every current page of a Confluence space (WIKI_BASE_URL, WIKI_EMAIL, WIKI_API_TOKEN) into the namespace, one document per page with slug wiki:<spaceKey>:<pageId>. Answers 202 at once; follow the job with GET /ingest/jobs. Unchanged pages are skipped, pages deleted from the space are removed once the whole space has been listed. 503 when the WIKI_* variables are not set.
+         */
+        post: operations["ingest-wiki"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the last 100 ingestion jobs, newest first */
+        get: operations["ingest-jobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Search the knowledge base (ranked chunks, no answer) */
+        post: operations["search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List stored conversations with their messages, newest first */
+        get: operations["conversations-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/faq": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An FAQ about a topic, made from the knowledge base (public, cached for 7 days)
+         * @description No credentials. 404 when the scope holds nothing about the topic. Limited per client address (KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE requests, KB_FAQ_RATE_LIMIT_PER_MINUTE of them not cached) and, for FAQs written by the model, per day across the service (KB_FAQ_DAILY_LIMIT): 429 with Retry-After.
+         */
+        get: operations["faq-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a question from the knowledge base, streamed as Server-Sent Events (or as JSON with stream: false)
+         * @description Each event is a line "data: <JSON>" and a blank line: first a meta event, then chunk events in order, and the literal "data: [DONE]" last. A failure after the stream started sends an error event before [DONE]. Comment lines (": ping") keep an idle stream open every 15 s. Validation, authentication, rate limits and an unknown conversationId are JSON errors before the stream starts.
+         */
+        post: operations["chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document (OpenAPI 3.1) */
+        get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API reference: this document rendered in the browser (Swagger UI, served from this server) */
+        get: operations["docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        CreatedApiKey: {
+            id: string;
+            label: string;
+            /** @description The secret, kb_ followed by 40 base62 characters. Shown only here, once. */
+            key: string;
+            admin: boolean;
+            rateLimitRpm: number | null;
+            rateLimitRpd: number | null;
+            createdAt: string;
+        };
+        ApiKey: {
+            id: string;
+            label: string;
+            /** @description The first characters of the key, to recognise it */
+            keyPrefix: string;
+            admin: boolean;
+            requestCount: number;
+            rateLimitRpm: number | null;
+            rateLimitRpd: number | null;
+            createdAt: string;
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+        };
+        IngestResult: {
+            documentId: string;
+            /** @description true when the content hash matched the stored document: nothing was re-embedded */
+            skipped: boolean;
+        };
+        SearchResult: {
+            chunkId: string;
+            documentId: string;
+            documentTitle: string;
+            /** @description Heading trail, document title first, joined by " > " */
+            headingPath: string;
+            content: string;
+            namespace: string;
+            score: number;
+        };
+        Conversation: {
+            id: string;
+            /** @description BCP 47 tag of the latest answer */
+            language: string | null;
+            /** @description Namespaces the conversation was asked in */
+            sources: string[];
+            createdAt: string;
+            updatedAt: string;
+            /** @description In order: each question followed by its answer */
+            messages: components["schemas"]["ConversationMessage"][];
+        };
+        ConversationMessage: {
+            id: string;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            content: string;
+            /** @description The documents the answer drew on (empty for user messages) */
+            sources: components["schemas"]["ChatSource"][];
+            /**
+             * @description Present on an answer cut short by a disconnect or a failure
+             * @constant
+             */
+            interrupted?: true;
+            createdAt: string;
+        };
+        /** @description A document the answer draws on */
+        ChatSource: {
+            title: string;
+            documentId: string;
+            slug: string;
+            namespace: string;
+            /** @description The document's address, when it has one */
+            url?: string;
+        };
+        Faq: {
+            /** @description The topic as asked */
+            query: string;
+            /** @description The namespace used, or all */
+            scope: string;
+            /** @description BCP 47 tag of the FAQ */
+            language: string;
+            /** @description Markdown: 5 to 10 pairs, each a "## Question?" heading followed by its answer and the pages it draws on */
+            content: string;
+            /** @description true when served from the cache (made by an earlier request) */
+            cached: boolean;
+            /** @description The documents the FAQ draws on */
+            sources: components["schemas"]["ChatSource"][];
+            /** @description When the FAQ was made (ISO 8601) */
+            generatedAt: string;
+        };
+        ChatRequest: {
+            /** @description The user's question */
+            message: string;
+            /** @description Namespace(s) to search: one or a list of up to 4. Absent or an empty list: all namespaces. */
+            source?: ("user_docs" | "tech_docs" | "api_endpoints" | "wiki") | ("user_docs" | "tech_docs" | "api_endpoints" | "wiki")[];
+            /** @description Continues a stored conversation (from an earlier meta event or answer). Unknown: 404. */
+            conversationId?: string;
+            /** @description BCP 47 tag of the answer's language. Absent: detected from the message (else the conversation's, else en). */
+            language?: string;
+            /**
+             * @description standard (default): hybrid search, hits widened to their sections. smart: rewritten query and variants, fused and reranked.
+             * @enum {string}
+             */
+            retrieval?: "standard" | "smart";
+            /** @description true (default): Server-Sent Events. false: one JSON answer. */
+            stream?: boolean;
+        };
+        /** @description First event: the conversation and the documents the answer draws on, best first */
+        ChatMetaEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meta";
+            conversationId: string;
+            sources: components["schemas"]["ChatSource"][];
+        };
+        /** @description A fragment of the answer (Markdown), to be concatenated in order */
+        ChatChunkEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "chunk";
+            text: string;
+        };
+        /** @description The answer failed after the stream started; data: [DONE] follows */
+        ChatErrorEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+            message: string;
+        };
+        /** @description One event of the stream, by its type */
+        ChatStreamEvent: components["schemas"]["ChatMetaEvent"] | components["schemas"]["ChatChunkEvent"] | components["schemas"]["ChatErrorEvent"];
+        ChatAnswer: {
+            conversationId: string;
+            /** @description Markdown */
+            answer: string;
+            sources: components["schemas"]["ChatSource"][];
+            /** @description BCP 47 tag of the answer */
+            language: string;
+        };
+        /** @description Every error answer: a readable message, the code of its status, and for invalid input the problems found */
+        Error: {
+            /** @description What went wrong, for a person; unknown fields are named */
+            message: string;
+            /** @enum {string} */
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE";
+            /** @description Invalid input only: one entry per problem (zod issues) */
+            issues?: {
+                /** @description e.g. invalid_type, too_big, unrecognized_keys */
+                code?: string;
+                /** @description Where in the input */
+                path?: (string | number)[];
+                message: string;
+                /** @description unrecognized_keys: the unknown field names */
+                keys?: string[];
+            }[];
+        };
+    };
+    responses: {
+        /** @description Invalid input: malformed JSON, or a field missing, invalid or unknown (named in the message, listed in issues) */
+        InvalidBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Input validation failed: unknown field \"topk\"",
+                 *       "code": "BAD_REQUEST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Invalid input: a parameter missing, invalid or unknown (named in the message, listed in issues) */
+        InvalidQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Input validation failed: unknown field \"topk\"",
+                 *       "code": "BAD_REQUEST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Missing, malformed, unknown or revoked credentials */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Missing credentials: send \"Authorization: Bearer <API key>\"",
+                 *       "code": "UNAUTHORIZED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An API key without admin rights */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "This operation needs an admin API key or an admin session",
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is larger than the limit (KB_MAX_BODY_BYTES, 10 MB by default) */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request body is larger than the limit of 10485760 bytes",
+                 *       "code": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not application/json */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Unsupported content type \"text/plain\": send application/json",
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The key's requests per minute or per day are used up (see Retry-After) */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Rate limit exceeded: 60 requests per window; retry in 12 s",
+                 *       "code": "TOO_MANY_REQUESTS"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Rate limiting is unavailable (Redis unreachable); try again shortly */
+        RateLimiterUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Rate limiting is unavailable; try again shortly",
+                 *       "code": "SERVICE_UNAVAILABLE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Internal server error (the server log has the cause) */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Internal server error",
+                 *       "code": "INTERNAL_SERVER_ERROR"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description Requests allowed in the window that is closest to its limit */
+        "RateLimit-Limit": number;
+        /** @description Requests left in that window */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until that window frees a request */
+        "RateLimit-Reset": number;
+        /** @description Seconds to wait before trying again */
+        "Retry-After": number;
+        /** @description The Bearer challenge (RFC 6750), with error="invalid_token" for an unknown or revoked key */
+        "WWW-Authenticate": string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    "auth-login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "expiresAt": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            /** @description Wrong password */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Wrong password",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many login attempts from this address (10 a minute) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too many login attempts from this address (10 a minute)",
+                     *       "code": "TOO_MANY_REQUESTS"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description Admin login is not configured (KB_ADMIN_PASSWORD is not set) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Admin login is not configured (KB_ADMIN_PASSWORD is not set)",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "auth-logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "keys-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "3f1c2a9e-8b7d-4c5e-9a01-6d2f4b8e7c13",
+                     *           "label": "docs-site",
+                     *           "keyPrefix": "kb_3J8vQm",
+                     *           "admin": false,
+                     *           "requestCount": 1284,
+                     *           "rateLimitRpm": 60,
+                     *           "rateLimitRpd": null,
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-11-24T11:02:17.000Z",
+                     *           "revokedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: components["schemas"]["ApiKey"][];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "keys-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "docs-site",
+                 *       "rateLimitRpm": 60
+                 *     }
+                 */
+                "application/json": {
+                    label: string;
+                    /** @description Admin keys may call the admin endpoints. Default false. */
+                    admin?: boolean;
+                    /** @description Requests allowed in any 60 seconds; null or absent is unlimited, 0 blocks the key */
+                    rateLimitRpm?: number | null;
+                    /** @description Requests allowed in any 24 hours; null or absent is unlimited, 0 blocks the key */
+                    rateLimitRpd?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the secret is returned this once */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a9e-8b7d-4c5e-9a01-6d2f4b8e7c13",
+                     *       "label": "docs-site",
+                     *       "key": "kb_3J8vQm2LxR7tYp0WcN5sKd1HfG6aZb4EuT9oViMn",
+                     *       "admin": false,
+                     *       "rateLimitRpm": 60,
+                     *       "rateLimitRpd": null,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "keys-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 3f1c2a9e-8b7d-4c5e-9a01-6d2f4b8e7c13 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "revoked": true,
+                     *       "id": "3f1c2a9e-8b7d-4c5e-9a01-6d2f4b8e7c13"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        revoked: true;
+                        id: string;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such key",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Already revoked",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "ingest-markdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Rotating API keys",
+                 *       "content": "# Rotating API keys\n\nCreate the new key, deploy it, then revoke the old one.\n",
+                 *       "namespace": "user_docs",
+                 *       "slug": "guides/rotating-keys",
+                 *       "metadata": {
+                 *         "url": "https://docs.example.com/guides/rotating-keys"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    title: string;
+                    /** @description Raw Markdown. YAML front matter becomes metadata. May be empty (a document with no chunks). */
+                    content: string;
+                    /** @enum {string} */
+                    namespace: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                    /** @description Deduplication key within the namespace. Defaults to the title. */
+                    slug?: string;
+                    /** @description Arbitrary key-value metadata (JSON, at most 32 levels deep) */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *       "skipped": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The embedding service failed; the document was not changed; or rate limiting is unavailable (Redis unreachable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The embedding service failed; the document was not changed",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ingest-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://docs.example.com/guides/rotating-keys",
+                 *       "namespace": "user_docs"
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                    /** @enum {string} */
+                    namespace: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                    /** @description Defaults to the page's own title */
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "documentId": "0d3a5e61-c2b8-4f17-9d4e-a3b6c8e1f205",
+                     *       "skipped": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Invalid input, a malformed URL or an unsupported scheme (named in the message) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid input, a malformed URL or an unsupported scheme (named in the message)",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The URL could not be fetched (the message says why) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The URL could not be fetched (the message says why)",
+                     *       "code": "UNPROCESSABLE_CONTENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The embedding service failed; the document was not changed; or rate limiting is unavailable (Redis unreachable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The embedding service failed; the document was not changed",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ingest-openapi": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Target namespace (default api_endpoints)
+                 * @example api_endpoints
+                 */
+                namespace?: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The raw OpenAPI 3.x or Swagger 2.0 spec (at most KB_MAX_SPEC_BYTES, 25 MB by default) */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "openapi": "3.0.3",
+                 *       "info": {
+                 *         "title": "Pets",
+                 *         "version": "1"
+                 *       },
+                 *       "paths": {
+                 *         "/pets": {
+                 *           "get": {
+                 *             "operationId": "listPets",
+                 *             "summary": "List pets",
+                 *             "responses": {
+                 *               "200": {
+                 *                 "description": "OK"
+                 *               }
+                 *             }
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": Record<string, never>;
+                /**
+                 * @example openapi: 3.0.3
+                 *     info: { title: Pets, version: "1" }
+                 *     paths:
+                 *       /pets:
+                 *         get:
+                 *           operationId: listPets
+                 *           summary: List pets
+                 *           responses: { "200": { description: OK } }
+                 */
+                "application/yaml": string;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "upserted": 1,
+                     *       "unchanged": 0,
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": {
+                        upserted: number;
+                        unchanged: number;
+                        /** @description Operations with an operationId: upserted + unchanged */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Invalid input or an invalid spec (the message says where) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid input or an invalid spec (the message says where)",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The spec is larger than KB_MAX_SPEC_BYTES (25 MB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The spec is larger than KB_MAX_SPEC_BYTES (25 MB by default)",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json or application/yaml */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The body is not application/json or application/yaml",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The embedding service failed; or rate limiting is unavailable (Redis unreachable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The embedding service failed",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ingest-wiki": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "spaceKey": "DOCS",
+                 *       "namespace": "wiki"
+                 *     }
+                 */
+                "application/json": {
+                    spaceKey: string;
+                    /** @enum {string} */
+                    namespace: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jobId": "9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50",
+                     *       "status": "pending"
+                     *     }
+                     */
+                    "application/json": {
+                        jobId: string;
+                        /** @constant */
+                        status: "pending";
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description Wiki import is not configured, or the job queue is unavailable; or rate limiting is unavailable (Redis unreachable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Wiki import is not configured, or the job queue is unavailable",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ingest-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jobs": [
+                     *         {
+                     *           "id": "9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50",
+                     *           "type": "wiki",
+                     *           "status": "running",
+                     *           "payload": {
+                     *             "spaceKey": "DOCS",
+                     *             "namespace": "wiki"
+                     *           },
+                     *           "progress": {
+                     *             "total": 240,
+                     *             "done": 118,
+                     *             "skipped": 61,
+                     *             "failed": 1
+                     *           },
+                     *           "attempts": 1,
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "startedAt": "2026-11-24T09:30:01.000Z",
+                     *           "completedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        jobs: {
+                            id: string;
+                            /** @description "wiki" for a wiki import */
+                            type: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "done" | "failed";
+                            /** @description The request parameters, e.g. { spaceKey, namespace } */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            progress: {
+                                /** @description Pages listed so far */
+                                total: number;
+                                /** @description Pages written (new or changed) */
+                                done: number;
+                                /** @description Pages unchanged since the last import */
+                                skipped: number;
+                                /** @description Pages that could not be imported */
+                                failed: number;
+                            };
+                            /** @description Attempts started (a retried or resumed job counts each) */
+                            attempts: number;
+                            createdAt: string;
+                            startedAt: string | null;
+                            completedAt: string | null;
+                            /** @description Present on failed jobs */
+                            error?: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "how do I rotate an API key?",
+                 *       "source": "user_docs",
+                 *       "topK": 1,
+                 *       "mode": "hybrid"
+                 *     }
+                 */
+                "application/json": {
+                    query: string;
+                    /** @description Namespace filter: one namespace or a list of up to 4. Absent or an empty list: all namespaces. */
+                    source?: ("user_docs" | "tech_docs" | "api_endpoints" | "wiki") | ("user_docs" | "tech_docs" | "api_endpoints" | "wiki")[];
+                    /** @description Maximum results, 1 to 20. Default 5. */
+                    topK?: number;
+                    /**
+                     * @description semantic (default): ranked by cosine similarity, score = 1 - cosine distance (0..1). hybrid: full-text (BM25) and vector candidates rescored together; score = 0.5 chunk BM25 + 0.35 document BM25 + 0.15 cosine, each normalised over the candidates (0..1, relative to the query).
+                     * @enum {string}
+                     */
+                    mode?: "semantic" | "hybrid";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "chunkId": "51a0e7c3-d9b2-4a6f-8e1d-c07b3f5a9e62",
+                     *           "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *           "documentTitle": "Rotating API keys",
+                     *           "headingPath": "Rotating API keys",
+                     *           "content": "Create the new key, deploy it, then revoke the old one.",
+                     *           "namespace": "user_docs",
+                     *           "score": 0.87
+                     *         }
+                     *       ],
+                     *       "count": 1
+                     *     }
+                     */
+                    "application/json": {
+                        results: components["schemas"]["SearchResult"][];
+                        count: number;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The embedding service failed; or rate limiting is unavailable (Redis unreachable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The embedding service failed",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "conversations-list": {
+        parameters: {
+            query?: {
+                /** @example user_docs */
+                source?: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                language?: string;
+                /** @example 1 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "conversations": [
+                     *         {
+                     *           "id": "2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376",
+                     *           "language": "en",
+                     *           "sources": [
+                     *             "user_docs"
+                     *           ],
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-24T10:00:04.000Z",
+                     *           "messages": [
+                     *             {
+                     *               "id": "9a4d7e21-3c5b-4f80-a1e6-b2c9d0f7e814",
+                     *               "role": "user",
+                     *               "content": "How do I rotate an API key?",
+                     *               "sources": [],
+                     *               "createdAt": "2026-11-24T10:00:00.000Z"
+                     *             },
+                     *             {
+                     *               "id": "e6b0c3f9-1d47-4a2e-8c5b-7f3a9d2e0c61",
+                     *               "role": "assistant",
+                     *               "content": "Create the new key, deploy it, then revoke the old one [1].",
+                     *               "sources": [
+                     *                 {
+                     *                   "title": "Rotating API keys",
+                     *                   "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *                   "slug": "guides/rotating-keys",
+                     *                   "namespace": "user_docs"
+                     *                 }
+                     *               ],
+                     *               "createdAt": "2026-11-24T10:00:04.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "total": 12,
+                     *       "take": 1,
+                     *       "skip": 0
+                     *     }
+                     */
+                    "application/json": {
+                        conversations: components["schemas"]["Conversation"][];
+                        total: number;
+                        take: number;
+                        skip: number;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "faq-get": {
+        parameters: {
+            query: {
+                /**
+                 * @description The FAQ's topic or question, 1 to 500 characters
+                 * @example API keys
+                 */
+                q: string;
+                /** @example user_docs */
+                source?: "user_docs" | "tech_docs" | "api_endpoints" | "wiki" | "all";
+                /** @example en */
+                lang?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "query": "API keys",
+                     *       "scope": "user_docs",
+                     *       "language": "en",
+                     *       "content": "## How do I rotate an API key?\n\nCreate the new key, deploy it, then revoke the old one.\n\nSources: [Rotating API keys](https://docs.example.com/guides/rotating-keys)\n",
+                     *       "cached": true,
+                     *       "sources": [
+                     *         {
+                     *           "title": "Rotating API keys",
+                     *           "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *           "slug": "guides/rotating-keys",
+                     *           "namespace": "user_docs",
+                     *           "url": "https://docs.example.com/guides/rotating-keys"
+                     *         }
+                     *       ],
+                     *       "generatedAt": "2026-11-24T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Faq"];
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            /** @description Nothing in the scope is about the topic */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Nothing in the scope is about the topic",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many FAQ requests from this address, or the daily number of FAQs written by the model is reached (see Retry-After) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too many FAQ requests from this address, or the daily number of FAQs written by the model is reached (see Retry-After)",
+                     *       "code": "TOO_MANY_REQUESTS"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description The language model did not return a usable FAQ */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The language model did not return a usable FAQ",
+                     *       "code": "BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The language model is unavailable, or this FAQ is still being made */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The language model is unavailable, or this FAQ is still being made",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "How do I rotate an API key?",
+                 *       "source": "user_docs",
+                 *       "stream": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer: an event stream, or one JSON object when stream is false */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example data: {"type":"meta","conversationId":"2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376","sources":[{"title":"Rotating API keys","documentId":"7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48","slug":"guides/rotating-keys","namespace":"user_docs"}]}
+                     *
+                     *     data: {"type":"chunk","text":"Create the new key, deploy it, "}
+                     *
+                     *     data: {"type":"chunk","text":"then revoke the old one [1]."}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                    /**
+                     * @example {
+                     *       "conversationId": "2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376",
+                     *       "answer": "Create the new key, deploy it, then revoke the old one [1].",
+                     *       "sources": [
+                     *         {
+                     *           "title": "Rotating API keys",
+                     *           "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *           "slug": "guides/rotating-keys",
+                     *           "namespace": "user_docs"
+                     *         }
+                     *       ],
+                     *       "language": "en"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatAnswer"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown conversationId (or one another key started) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unknown conversationId (or one another key started)",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The language model or the embedding service is unavailable (stream: false; a stream reports it in an error event); or rate limiting is unavailable (Redis unreachable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The language model or the embedding service is unavailable (stream: false; a stream reports it in an error event)",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, cached for 5 minutes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    docs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page; its scripts and styles are below /docs/ */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+}

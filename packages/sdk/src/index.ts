@@ -1,0 +1,9 @@
+export { apiBaseUrl, createKbClient } from './client.js';
+export type { CallOptions, IngestOpenApiOptions, KbClient, KbClientOptions } from './client.js';
+export { KbError, KbNetworkError } from './errors.js';
+export type { ErrorBody, ErrorCode, InputIssue } from './errors.js';
+export { ChatStream } from './stream.js';
+export type { ChatChunkEvent, ChatErrorEvent, ChatEvent, ChatMetaEvent, ChatSource, ChatStreamResult } from './stream.js';
+export type { RetryOptions } from './transport.js';
+export type * from './types.js';
+export type { components, operations, paths } from './generated/openapi.js';

@@ -1,0 +1,42 @@
+import type { components, operations } from './generated/openapi.js';
+
+type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+type Success<O> = O extends { responses: infer R } ? Json<R[Extract<keyof R, 200 | 201 | 202>]> : never;
+type RequestBody<O> = O extends { requestBody?: infer B } ? Json<NonNullable<B>> : never;
+type Query<O> = O extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+type Schemas = components['schemas'];
+
+/** Namespaces the knowledge base is divided into. */
+export type Namespace = RequestBody<operations['ingest-markdown']>['namespace'];
+
+export type CreateKeyInput = RequestBody<operations['keys-create']>;
+export type CreatedKey = Schemas['CreatedApiKey'];
+export type ApiKey = Schemas['ApiKey'];
+export type KeyList = Success<operations['keys-list']>;
+export type RevokedKey = Success<operations['keys-revoke']>;
+
+export type IngestMarkdownInput = RequestBody<operations['ingest-markdown']>;
+export type IngestUrlInput = RequestBody<operations['ingest-url']>;
+export type IngestResult = Schemas['IngestResult'];
+export type IngestOpenApiResult = Success<operations['ingest-openapi']>;
+export type IngestWikiInput = RequestBody<operations['ingest-wiki']>;
+export type WikiImportAccepted = Success<operations['ingest-wiki']>;
+export type JobList = Success<operations['ingest-jobs']>;
+export type Job = JobList['jobs'][number];
+
+export type SearchInput = RequestBody<operations['search']>;
+export type SearchResponse = Success<operations['search']>;
+export type SearchResult = Schemas['SearchResult'];
+
+/** A chat request; `stream` is chosen by the method (`send` or `stream`). */
+export type ChatInput = Omit<Schemas['ChatRequest'], 'stream'>;
+export type ChatAnswer = Schemas['ChatAnswer'];
+
+export type ConversationsQuery = Query<operations['conversations-list']>;
+export type ConversationPage = Success<operations['conversations-list']>;
+export type Conversation = Schemas['Conversation'];
+export type ConversationMessage = Schemas['ConversationMessage'];
+
+export type FaqQuery = Query<operations['faq-get']>;
+export type Faq = Schemas['Faq'];

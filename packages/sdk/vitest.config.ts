@@ -1,0 +1,2 @@
+import { kbVitestConfig } from '@kb/vitest-config';
+export default kbVitestConfig();
