@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
@@ -18,16 +21,42 @@ export type TestStoreKind = 'pglite' | 'postgres';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-let pgliteTemplate: Promise<PGlite> | undefined;
+let pgliteTemplate: Promise<Blob> | undefined;
 
-async function migratedPgliteTemplate(): Promise<PGlite> {
+/**
+ * A migrated embedded database as a data-directory dump, made once per machine and version and
+ * kept in the temporary directory: creating a PGlite database (initdb) costs seconds in every
+ * test process, loading a dump a fraction of that. The file is named after the migrations, the
+ * vector index's definition and the PGlite build, so any change makes a new one.
+ */
+async function migratedPgliteTemplate(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
+    const file = join(tmpdir(), `kb-pglite-template-${await pgliteTemplateKey()}.tar`);
+    try {
+      return new Blob([await readFile(file)]);
+    } catch {
+      // Not made yet on this machine: make it.
+    }
     const pglite = await PGlite.create({ extensions: { vector } });
     const database = await createDatabase({ kind: 'pglite-instance', pglite });
     await database.migrate();
-    return pglite;
+    const dump = await pglite.dumpDataDir('none');
+    await database.close();
+    // Written under a name of its own, then renamed: processes making it at once never read half a file.
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+    await rename(partial, file);
+    return dump;
   })();
   return pgliteTemplate;
+}
+
+async function pgliteTemplateKey(): Promise<string> {
+  const names = Object.keys(await migrationProvider({ embeddingDimension: DEFAULT_EMBEDDING_DIMENSION, kind: 'pglite' }).getMigrations());
+  const index = vectorIndexSignature('pglite', DEFAULT_EMBEDDING_DIMENSION);
+  // The resolved path names PGlite's version (the package store's folder).
+  const build = import.meta.resolve('@electric-sql/pglite');
+  return createHash('sha256').update([...names, index, build].join(',')).digest('hex').slice(0, 12);
 }
 
 async function templateName(): Promise<string> {
@@ -123,8 +152,7 @@ export async function createTestDatabase(
   options: Pick<DatabaseOptions, 'bulkLoadMinChunks'> = {},
 ): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const template = await migratedPgliteTemplate();
-    const pglite = (await template.clone()) as PGlite;
+    const pglite = await PGlite.create({ extensions: { vector }, loadDataDir: await migratedPgliteTemplate() });
     const database = await createDatabase({ kind: 'pglite-instance', pglite }, options);
     return { database, drop: () => database.close() };
   }
