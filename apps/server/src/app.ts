@@ -32,13 +32,20 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 200, 2_000),
   });
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  // The connection's own error (ECONNREFUSED, a DNS failure) says more than the failed
+  // command's "Connection is closed.": it is the reason given if Redis cannot be reached.
+  let connectionError: Error | undefined;
+  redis.on('error', (error) => {
+    connectionError = error;
+    logger.warn({ err: error }, 'redis connection error');
+  });
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new StartupError(`Cannot reach Redis at REDIS_URL: ${(error as Error).message}`, { cause: error });
+    const reason = connectionError ?? (error as Error);
+    throw new StartupError(`Cannot reach Redis at REDIS_URL: ${reason.message}`, { cause: error });
   }
   return redis;
 }

@@ -29,6 +29,12 @@ describe.runIf(available)('services mode: PostgreSQL + Redis, two server process
     await dropRedisKeys(env.KB_QUEUE_PREFIX!);
   });
 
+  it('a server that cannot reach Redis says why and exits 1', async () => {
+    const result = await runToEnd(['apps/server/src/main.ts'], { ...env, REDIS_URL: 'redis://127.0.0.1:9', PORT: '0' });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).toContain('Cannot reach Redis at REDIS_URL: connect ECONNREFUSED 127.0.0.1:9');
+  });
+
   it('share one key limit across processes, and the CLI writes to the same store', async () => {
     const created = await runToEnd(['packages/cli/src/main.ts', 'keys', 'create', '--label', 'shared', '--admin', '--rpm', '6', '--json'], env);
     expect(created.code, created.stderr).toBe(0);

@@ -17,7 +17,10 @@ export class CliError extends Error {
  * server is never opened: the command stops and says what to do instead (exit code 2).
  * `checkEmbedding`: refuse a store whose vectors another embedder made (commands that embed).
  */
-export async function openStore(config: Config, options: { logger?: Logger; checkEmbedding?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  config: Config,
+  options: { logger?: Logger; checkEmbedding?: boolean; /** The command's own way round a locked store. */ whenLocked?: string } = {},
+): Promise<Store> {
   try {
     return await openConfiguredStore(config, {
       // Commands print to stdout: their log stays quiet unless they say otherwise.
@@ -27,7 +30,7 @@ export async function openStore(config: Config, options: { logger?: Logger; chec
       beforeVectorIndexBuild: () => process.stderr.write('Building the vector index (30-60 s per 100,000 chunks on PostgreSQL)...\n'),
     });
   } catch (error) {
-    if (error instanceof StoreLockedError) throw new CliError(error.message, 2);
+    if (error instanceof StoreLockedError) throw new CliError(options.whenLocked ? `${error.message}\n${options.whenLocked}` : error.message, 2);
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase } from '@kb/db';
@@ -57,6 +57,13 @@ describe('kb CLI on the embedded store', () => {
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toContain('in use by another process');
       expect(refused.stderr).toContain('POST /api/v1/keys');
+      const folder = mkdtempSync(join(tmpdir(), 'kb-folder-'));
+      writeFileSync(join(folder, 'a.md'), '# A\n\nText.\n');
+      const ingest = await kb(['ingest-folder', folder]);
+      expect(ingest.code).toBe(2);
+      expect(ingest.stderr).toContain('in use by another process');
+      expect(ingest.stderr).toContain('--api-url');
+      rmSync(folder, { recursive: true, force: true });
 
       // The server's store is intact and serves the key the CLI made.
       const listed = await fetch(`${url}/api/v1/keys`, { headers: { authorization: `Bearer ${adminKey}` } });

@@ -157,7 +157,11 @@ export async function ingestFolderCommand(
     ingestBatch = (docs) => Promise.all(docs.map((doc) => postDocument(apiUrl, apiKey!, doc)));
   } else {
     const logger = createLogger({ level: 'silent' });
-    const store = await openStore(config, { logger, checkEmbedding: true });
+    const store = await openStore(config, {
+      logger,
+      checkEmbedding: true,
+      whenLocked: 'To ingest while the server runs, send the files through it: kb ingest-folder <dir> --api-url <server URL> --api-key <key>.',
+    });
     const service = new IngestionService(store.database, store.embedder, logger, { serving: false });
     close = () => store.close();
     // When this process owns an embedded store, nobody searches it during the load: a load that

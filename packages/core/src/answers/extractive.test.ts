@@ -39,6 +39,18 @@ describe('extractive answers', () => {
     expect(units.map((u) => u.kind)).toEqual(['sentence', 'sentence', 'code', 'sentence', 'sentence', 'row', 'row', 'sentence', 'item', 'item']);
   });
 
+  it('quotes inline code verbatim, while links in the prose become their text and shortcodes go', () => {
+    const content =
+      'Call a shortcode with `{{</* figure src="a.png" */>}}` in any page. Menus live under `[[menus.main]]`, see [the menus page](menus.md). ' +
+      'A ``literal `tick` `` stays {{< note >}}as written{{< /note >}}. Read [the guide](https://example.com/guide).';
+    expect(segmentPassage(content, 0).map((u) => u.text)).toEqual([
+      'Call a shortcode with `{{</* figure src="a.png" */>}}` in any page.',
+      'Menus live under `[[menus.main]]`, see the menus page.',
+      'A ``literal `tick` `` stays as written.',
+      'Read [the guide](https://example.com/guide).',
+    ]);
+  });
+
   it('picks the sentences that answer, in document order, under their heading, naming the source', () => {
     const text = answer('What is the default port of the server?', [SERVER]);
     expect(text).toMatch(/^From the knowledge base:\n\n\*\*Server › Options\*\*\n\n/);

@@ -139,14 +139,26 @@ function termsOf(text: string): Set<string> {
 }
 
 /** Inline Markdown made readable out of its page: relative and reference links keep their text. */
+/** Inline code spans (a run of backticks up to the next run of the same length): kept verbatim. */
+const CODE_SPAN = /(`+)[\s\S]*?(?<!`)\1(?!`)/g;
+
 function cleanInline(text: string): string {
+  let out = '';
+  let at = 0;
+  for (const span of text.matchAll(CODE_SPAN)) {
+    out += cleanProse(text.slice(at, span.index)) + span[0];
+    at = span.index + span[0].length;
+  }
+  return (out + cleanProse(text.slice(at))).replace(/\s+/g, ' ').trim();
+}
+
+/** Links become their text (web links stay links) and shortcodes go: prose only, never code. */
+function cleanProse(text: string): string {
   return text
     .replace(/\[([^\]]*)\]\((https?:\/\/[^)\s]+)\)/g, '\u0000$1\u0001$2\u0002')
     .replace(/!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?/g, '$1')
     .replace(/\u0000([^\u0001]*)\u0001([^\u0002]*)\u0002/g, '[$1]($2)')
-    .replace(/\{\{[<%].*?[>%]\}\}/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+    .replace(/\{\{[<%].*?[>%]\}\}/g, '');
 }
 
 /** Cuts a section's Markdown into units, in document order. */
