@@ -11,6 +11,7 @@ import {
   createAnswers,
   createFaqService,
   createWikiImportHandler,
+  DocumentsService,
   InProcessJobQueue,
   IngestionService,
   JobRunner,
@@ -119,6 +120,7 @@ export function createServices(deps: {
     chat: new ChatService(conversations, answers, logger),
     conversations: new ConversationsService(conversations),
     faq,
+    documents: new DocumentsService(database, logger),
     async start() {
       if (queue instanceof InProcessJobQueue) await queue.start();
       faq.start();

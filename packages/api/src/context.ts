@@ -4,6 +4,7 @@ import type {
   AuthenticatedKey,
   ChatService,
   ConversationsService,
+  DocumentsService,
   FaqService,
   IngestionService,
   Logger,
@@ -36,6 +37,7 @@ export interface ApiServices {
   chat: ChatService;
   conversations: ConversationsService;
   faq: FaqService;
+  documents: DocumentsService;
 }
 
 export interface RequestContext {

@@ -1,6 +1,7 @@
 import { authRouter } from './routers/auth/router.ts';
 import { chatRouter } from './routers/chat/router.ts';
 import { conversationsRouter } from './routers/conversations/router.ts';
+import { documentsRouter } from './routers/documents/router.ts';
 import { faqRouter } from './routers/faq/router.ts';
 import { ingestRouter } from './routers/ingest/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
@@ -15,6 +16,7 @@ export const appRouter = router({
   chat: chatRouter,
   conversations: conversationsRouter,
   faq: faqRouter,
+  documents: documentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

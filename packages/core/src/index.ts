@@ -56,3 +56,6 @@ export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/w
 export * from './answers/index.ts';
 export * from './chat/index.ts';
 export * from './faq/index.ts';
+export { DEFAULT_DOCUMENTS_PAGE, DocumentsService, MAX_DOCUMENTS_PAGE } from './documents/documents.service.ts';
+export type { DocumentDetailView, DocumentView } from './documents/documents.service.ts';
+export { documentUrl } from './ingestion/ingestion.service.ts';

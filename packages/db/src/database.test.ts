@@ -186,6 +186,7 @@ describe('migrations', () => {
         '20261122T0000_half_precision_vector_index',
         '20261123T0000_conversation_turns',
         '20261124T0000_faq_sources',
+        '20261125T0000_document_records',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -206,6 +207,7 @@ describe('migrations', () => {
         '20261122T0000_half_precision_vector_index',
         '20261123T0000_conversation_turns',
         '20261124T0000_faq_sources',
+        '20261125T0000_document_records',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();
