@@ -100,6 +100,24 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
     expect(listed.url).toBe('https://docs.example.com/guide/');
   });
 
+  it('search results and chat sources carry the slug and the link', async () => {
+    const { documentId } = await ingest({ title: 'Guide', slug: 'guide', namespace: 'user_docs', content: GUIDE });
+    const same = await ingest({ title: 'Guide', slug: 'guide-copy', namespace: 'tech_docs', content: GUIDE.replace(/^---[\s\S]*?---\n/, '') });
+    const found = await json(await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'run the installer', topK: 10 } }));
+    const hit = found.results.find((r: { documentId: string }) => r.documentId === documentId);
+    expect(hit).toMatchObject({ slug: 'guide', url: 'https://docs.example.com/guide/' });
+    const other = found.results.find((r: { documentId: string }) => r.documentId === same.documentId);
+    expect(other.slug).toBe('guide-copy');
+    expect(other).not.toHaveProperty('url');
+    const hybrid = await json(await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'run the installer', mode: 'hybrid', topK: 10 } }));
+    expect(hybrid.results.find((r: { documentId: string }) => r.documentId === documentId)).toMatchObject({ slug: 'guide', url: 'https://docs.example.com/guide/' });
+
+    const chat = await json(
+      await service.api('/api/v1/chat', { method: 'POST', key: admin, json: { message: 'How do I run the installer?', source: 'user_docs', stream: false } }),
+    );
+    expect(chat.sources).toContainEqual({ title: 'Guide', documentId, slug: 'guide', namespace: 'user_docs', url: 'https://docs.example.com/guide/' });
+  });
+
   it('deletes a document and its chunks; search no longer finds it; 404 afterwards', async () => {
     const { documentId } = await ingest({ title: 'Doomed', slug: 'doomed', namespace: 'user_docs', content: '# Doomed\n\nThe zeppelin hangar closes at dusk.' });
     const search = () =>
@@ -120,6 +138,23 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
       expect(again.status).toBe(404);
       expect(await json(again)).toMatchObject({ code: 'NOT_FOUND', message: 'No such document' });
     }
+  });
+
+  it('records the folder a folder sync read a document from, even when the document is unchanged', async () => {
+    const page = { title: 'Synced', slug: 'synced.md', namespace: 'user_docs', content: '# Synced\n\nFrom a folder.' };
+    const first = await ingest(page);
+    expect((await json(await list('?folder=%2Fsrv%2Fdocs'))).total).toBe(0);
+    const again = await ingest({ ...page, folder: '/srv/docs' });
+    expect(again).toEqual({ documentId: first.documentId, skipped: true });
+    const listed = await json(await list('?folder=%2Fsrv%2Fdocs'));
+    expect(listed.documents).toEqual([expect.objectContaining({ id: first.documentId, folder: '/srv/docs' })]);
+    // Ingestion without a folder leaves it as it is; another folder run takes it over.
+    await ingest({ ...page, content: '# Synced\n\nChanged by hand.' });
+    expect((await json(await list('?folder=%2Fsrv%2Fdocs'))).total).toBe(1);
+    await ingest({ ...page, content: '# Synced\n\nChanged by hand.', folder: '/srv/other' });
+    expect((await json(await list('?folder=%2Fsrv%2Fdocs'))).total).toBe(0);
+    const bad = await service.api('/api/v1/ingest/md', { method: 'POST', key: admin, json: { ...page, folder: '' } });
+    expect(bad.status).toBe(400);
   });
 
   it('answers 404 for an unknown id, whether or not it looks like an id', async () => {

@@ -237,6 +237,7 @@ function assemble(candidates: readonly Candidate[], budget: number, maxDocuments
       title: section.title,
       slug: section.slug,
       namespace: section.namespace,
+      ...(section.url ? { url: section.url } : {}),
       headingPath: section.headingPath,
       content,
       ordinal: section.sectionOrdinal,

@@ -20,7 +20,7 @@ import { DocumentsRepository, type DocumentVersion, type StoredVersion } from '.
 /** A document's canonical link: its metadata's `url` when that is an http(s) URL. */
 export function documentUrl(metadata: Record<string, unknown>): string | null {
   const url = metadata['url'];
-  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return null;
+  if (typeof url !== 'string' || !/^https?:\/\/\S+$/i.test(url)) return null;
   return URL.canParse(url) ? url : null;
 }
 

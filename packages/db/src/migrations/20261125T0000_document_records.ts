@@ -12,7 +12,7 @@ export const documentRecordsMigration: Migration = {
     await sql`alter table documents add column content text`.execute(db);
     await sql`alter table documents add column url text`.execute(db);
     await sql`alter table documents add column folder text`.execute(db);
-    await sql`update documents set url = metadata->>'url' where metadata->>'url' ~* '^https?://'`.execute(db);
+    await sql`update documents set url = metadata->>'url' where metadata->>'url' ~* '^https?://[^[:space:]]+$'`.execute(db);
     await sql`create index documents_updated_idx on documents (updated_at desc, id)`.execute(db);
     await sql`create index documents_folder_idx on documents (folder) where folder is not null`.execute(db);
   },

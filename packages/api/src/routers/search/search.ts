@@ -24,6 +24,8 @@ const resultSchema = z
     chunkId: z.string(),
     documentId: z.string(),
     documentTitle: z.string(),
+    slug: z.string().meta({ description: "The document's slug (its key within the namespace)" }),
+    url: z.string().optional().meta({ description: "The document's link, when it has one" }),
     headingPath: z.string().meta({ description: 'Heading trail, document title first, joined by " > "' }),
     content: z.string(),
     namespace: z.string(),
