@@ -5,6 +5,7 @@ import type {
   ChatService,
   ConversationsService,
   DocumentsService,
+  QueryLog,
   FaqService,
   IngestionService,
   Logger,
@@ -38,6 +39,7 @@ export interface ApiServices {
   conversations: ConversationsService;
   faq: FaqService;
   documents: DocumentsService;
+  queryLog: QueryLog;
 }
 
 export interface RequestContext {

@@ -4,6 +4,7 @@ import { conversationsRouter } from './routers/conversations/router.ts';
 import { documentsRouter } from './routers/documents/router.ts';
 import { faqRouter } from './routers/faq/router.ts';
 import { ingestRouter } from './routers/ingest/router.ts';
+import { insightsRouter } from './routers/insights/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
 import { search } from './routers/search/search.ts';
 import { router } from './trpc.ts';
@@ -17,6 +18,7 @@ export const appRouter = router({
   conversations: conversationsRouter,
   faq: faqRouter,
   documents: documentsRouter,
+  insights: insightsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -187,6 +187,7 @@ describe('migrations', () => {
         '20261123T0000_conversation_turns',
         '20261124T0000_faq_sources',
         '20261125T0000_document_records',
+        '20261125T0100_query_log',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -208,6 +209,7 @@ describe('migrations', () => {
         '20261123T0000_conversation_turns',
         '20261124T0000_faq_sources',
         '20261125T0000_document_records',
+        '20261125T0100_query_log',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();

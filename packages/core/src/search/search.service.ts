@@ -23,6 +23,8 @@ export interface SearchResult extends ChunkHit {
 }
 
 
+const clampUnit = (x: number) => Math.min(1, Math.max(0, x));
+
 export class SearchService {
   private readonly repository: SearchRepository;
 
@@ -56,11 +58,21 @@ export class SearchService {
    * 0..1, 1 = best chunk in the best document and top vector hit.
    */
   async search(input: SearchInput, signal?: AbortSignal): Promise<SearchResult[]> {
+    return (await this.searchScored(input, signal)).results;
+  }
+
+  /**
+   * {@link search}, with how close the knowledge base came to the query: `bestSimilarity` is the
+   * highest cosine similarity (0..1) between the query's vector and a chunk (in hybrid mode, the
+   * query's vector after feedback, over the vector candidates); null when nothing was found.
+   */
+  async searchScored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
     const namespaces = input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
     const vector = await this.embedQuery(input.query, signal);
     if ((input.mode ?? 'semantic') === 'semantic') {
       const hits = await this.repository.nearest(vector, namespaces, input.topK);
-      return hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: Math.min(1, Math.max(0, 1 - raw)) }));
+      const results = hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) }));
+      return { results, bestSimilarity: results[0]?.score ?? null };
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
     const words = lexicalQueryText(input.query);
@@ -93,9 +105,11 @@ export class SearchService {
       },
       { limit: input.topK },
     );
-    return ranked.map(({ id, score }) => {
+    const results = ranked.map(({ id, score }) => {
       const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
       return { ...hit, score };
     });
+    const best = Math.max(...similarity.values());
+    return { results, bestSimilarity: similarity.size > 0 ? clampUnit(best) : null };
   }
 }
