@@ -102,7 +102,7 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
 
   it('search results and chat sources carry the slug and the link', async () => {
     const { documentId } = await ingest({ title: 'Guide', slug: 'guide', namespace: 'user_docs', content: GUIDE });
-    const same = await ingest({ title: 'Guide', slug: 'guide-copy', namespace: 'tech_docs', content: GUIDE.replace(/^---[\s\S]*?---\n/, '') });
+    const same = await ingest({ title: 'Guide', slug: 'guide-copy', namespace: 'tech_docs', content: '# Guide\n\n## Install\n\nRun the installer as an administrator.\n' });
     const found = await json(await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'run the installer', topK: 10 } }));
     const hit = found.results.find((r: { documentId: string }) => r.documentId === documentId);
     expect(hit).toMatchObject({ slug: 'guide', url: 'https://docs.example.com/guide/' });
@@ -116,6 +116,20 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
       await service.api('/api/v1/chat', { method: 'POST', key: admin, json: { message: 'How do I run the installer?', source: 'user_docs', stream: false } }),
     );
     expect(chat.sources).toContainEqual({ title: 'Guide', documentId, slug: 'guide', namespace: 'user_docs', url: 'https://docs.example.com/guide/' });
+  });
+
+  it('collapses a passage repeated word for word by other documents to the best-ranked one', async () => {
+    const shared = 'The quokka flag sets the marsupial logging level for every command.';
+    const ids = [];
+    for (const name of ['one', 'two', 'three']) {
+      ids.push((await ingest({ title: `Command ${name}`, slug: `cmd-${name}`, namespace: 'tech_docs', content: `# Command ${name}\n\n## Flags\n\n${shared}\n` })).documentId);
+    }
+    for (const mode of ['semantic', 'hybrid']) {
+      const found = await json(await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'quokka marsupial logging level', source: 'tech_docs', topK: 5, mode } }));
+      const copies = found.results.filter((r: { content: string }) => r.content.includes('quokka'));
+      expect(copies, mode).toHaveLength(1);
+      expect(ids).toContain(copies[0].documentId);
+    }
   });
 
   it('deletes a document and its chunks; search no longer finds it; 404 afterwards', async () => {

@@ -25,6 +25,29 @@ export interface SearchResult extends ChunkHit {
 
 const clampUnit = (x: number) => Math.min(1, Math.max(0, x));
 
+/**
+ * Extra results read beyond topK so that collapsing identical passages still fills the list
+ * (documentation repeats shared snippets: the same option table on every command's page).
+ */
+const DUPLICATE_SLACK = 10;
+
+/**
+ * The results with each passage kept once, at its best rank: a passage repeated word for word by
+ * other documents (white space aside) collapses to the best-ranked of them. At most `topK`.
+ */
+export function collapseIdentical<T extends { content: string }>(results: readonly T[], topK: number): T[] {
+  const seen = new Set<string>();
+  const kept: T[] = [];
+  for (const result of results) {
+    const key = result.content.trim().replace(/\s+/g, ' ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(result);
+    if (kept.length === topK) break;
+  }
+  return kept;
+}
+
 export class SearchService {
   private readonly repository: SearchRepository;
 
@@ -70,8 +93,11 @@ export class SearchService {
     const namespaces = input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
     const vector = await this.embedQuery(input.query, signal);
     if ((input.mode ?? 'semantic') === 'semantic') {
-      const hits = await this.repository.nearest(vector, namespaces, input.topK);
-      const results = hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) }));
+      const hits = await this.repository.nearest(vector, namespaces, input.topK + DUPLICATE_SLACK);
+      const results = collapseIdentical(
+        hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) })),
+        input.topK,
+      );
       return { results, bestSimilarity: results[0]?.score ?? null };
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
@@ -103,12 +129,15 @@ export class SearchService {
         averageTokenCount: stats.avgdl,
         frequency: (word) => wordFrequencies.get(word),
       },
-      { limit: input.topK },
+      { limit: input.topK + DUPLICATE_SLACK },
     );
-    const results = ranked.map(({ id, score }) => {
-      const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
-      return { ...hit, score };
-    });
+    const results = collapseIdentical(
+      ranked.map(({ id, score }) => {
+        const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
+        return { ...hit, score };
+      }),
+      input.topK,
+    );
     const best = Math.max(...similarity.values());
     return { results, bestSimilarity: similarity.size > 0 ? clampUnit(best) : null };
   }
