@@ -11,6 +11,9 @@ import {
   createAnswers,
   createFaqService,
   createWikiImportHandler,
+  DocumentsService,
+  QueryLog,
+  QueryLogRepository,
   InProcessJobQueue,
   IngestionService,
   JobRunner,
@@ -82,6 +85,7 @@ export function createServices(deps: {
   const search = new SearchService(database, embedder, logger);
   const answers = createAnswers({ config, database, search, logger });
   const conversations = new ConversationsRepository(database);
+  const queryLog = new QueryLog(new QueryLogRepository(database.db), logger, { retentionDays: config.insights.queryLogDays });
   const rateLimiter = new SlidingWindowRateLimiter(redis ? { redis } : {});
   const faq = createFaqService({ config, database, answers, rateLimiter, logger });
   const queue: JobQueue = config.redis
@@ -116,16 +120,20 @@ export function createServices(deps: {
     jobs: { repository: jobsRepository, runner, queue },
     wikiImports: new WikiImports(jobsRepository, queue, config.wiki, logger),
     answers,
-    chat: new ChatService(conversations, answers, logger),
+    chat: new ChatService(conversations, answers, logger, queryLog),
     conversations: new ConversationsService(conversations),
     faq,
+    documents: new DocumentsService(database, logger),
+    queryLog,
     async start() {
       if (queue instanceof InProcessJobQueue) await queue.start();
       faq.start();
+      queryLog.start();
     },
     async stop() {
       await queue.close();
       await usage.stop();
+      await queryLog.stop();
       await faq.stop();
     },
   };

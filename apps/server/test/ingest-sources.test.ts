@@ -54,7 +54,13 @@ const SPEC = {
   info: { title: 'Widget API', version: '1.2.0' },
   paths: {
     '/widgets': {
-      get: { operationId: 'listWidgets', summary: 'List widgets', tags: ['widgets'], responses: { '200': { description: 'The widgets' } } },
+      get: {
+        operationId: 'listWidgets',
+        summary: 'List widgets',
+        tags: ['widgets'],
+        externalDocs: { url: 'https://docs.example.com/widgets/list' },
+        responses: { '200': { description: 'The widgets' } },
+      },
       post: {
         operationId: 'createWidget',
         summary: 'Create a widget',
@@ -98,7 +104,8 @@ describe('URL and OpenAPI ingestion', () => {
     expect(again).toEqual({ documentId: first.documentId, skipped: true });
 
     const found = await json(await open.api('/api/v1/search', { method: 'POST', key, json: { query: 'licence key widgets', topK: 5 } }));
-    expect(found.results[0]).toMatchObject({ documentId: first.documentId, documentTitle: 'Widget setup' });
+    // The link is the final URL, after the redirect; the slug too.
+    expect(found.results[0]).toMatchObject({ documentId: first.documentId, documentTitle: 'Widget setup', slug: `${site.base}/guide`, url: `${site.base}/guide` });
     const all = found.results.map((r: { content: string }) => r.content).join('\n');
     expect(all).not.toContain('Navigation-only');
     expect(all).not.toContain('Copyright footer');
@@ -164,6 +171,11 @@ describe('URL and OpenAPI ingestion', () => {
     expect(await json(await post(yaml, 'application/yaml', '?namespace=tech_docs'))).toEqual({ upserted: 1, unchanged: 0, total: 1 });
     const found = await json(await open.api('/api/v1/search', { method: 'POST', key, json: { query: 'create a widget', source: 'api_endpoints' } }));
     expect(found.results[0].documentTitle).toBe('Create a widget');
+    // An operation's link is its externalDocs URL; one without externalDocs has none.
+    expect(found.results[0]).toMatchObject({ slug: 'createWidget' });
+    expect(found.results[0].url).toBeUndefined();
+    const list = await json(await open.api('/api/v1/search', { method: 'POST', key, json: { query: 'list every widget', source: 'api_endpoints', topK: 1 } }));
+    expect(list.results[0]).toMatchObject({ slug: 'listWidgets', url: 'https://docs.example.com/widgets/list' });
   });
 
   it('ingests a spec whose strings hold escaped NULs or unpaired surrogates, and refuses a raw NUL', async () => {

@@ -4,6 +4,8 @@ import type {
   AuthenticatedKey,
   ChatService,
   ConversationsService,
+  DocumentsService,
+  QueryLog,
   FaqService,
   IngestionService,
   Logger,
@@ -36,6 +38,8 @@ export interface ApiServices {
   chat: ChatService;
   conversations: ConversationsService;
   faq: FaqService;
+  documents: DocumentsService;
+  queryLog: QueryLog;
 }
 
 export interface RequestContext {

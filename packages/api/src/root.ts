@@ -1,8 +1,10 @@
 import { authRouter } from './routers/auth/router.ts';
 import { chatRouter } from './routers/chat/router.ts';
 import { conversationsRouter } from './routers/conversations/router.ts';
+import { documentsRouter } from './routers/documents/router.ts';
 import { faqRouter } from './routers/faq/router.ts';
 import { ingestRouter } from './routers/ingest/router.ts';
+import { insightsRouter } from './routers/insights/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
 import { search } from './routers/search/search.ts';
 import { router } from './trpc.ts';
@@ -15,6 +17,8 @@ export const appRouter = router({
   chat: chatRouter,
   conversations: conversationsRouter,
   faq: faqRouter,
+  documents: documentsRouter,
+  insights: insightsRouter,
 });
 
 export type AppRouter = typeof appRouter;

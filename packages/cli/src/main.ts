@@ -14,7 +14,7 @@ Commands:
   kb keys create --label NAME [--admin] [--rpm N] [--rpd N] [--json]   create an API key (the secret is shown once)
   kb keys list [--json]                                              list API keys
   kb keys revoke ID                                                  revoke an API key
-  kb ingest-folder <dir> [--dry-run] [--limit=N] [--api-url URL --api-key KEY]
+  kb ingest-folder <dir> [--dry-run] [--prune] [--base-url URL] [--limit=N] [--api-url URL --api-key KEY]
                                                                      ingest every Markdown file under a directory
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25

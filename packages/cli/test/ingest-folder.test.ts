@@ -1,9 +1,9 @@
 import { cpuStopwatch } from '@kb/vitest-config/cpu-time';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { documentFor, titleOf } from '../src/commands/ingest-folder.ts';
+import { documentFor, joinUrl, titleOf } from '../src/commands/ingest-folder.ts';
 import { freePort, run, start } from './process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'kb-folder-'));
@@ -49,6 +49,18 @@ describe('document naming', () => {
     expect(documentFor('/r', deep.replace('page', 'other'), '# Deep').slug).not.toBe(slug);
   });
 
+  it('links a document to the base URL joined with its path, unless its front matter has a url; records its folder', () => {
+    expect(documentFor('/r', '/r/guide/install.md', '# I', { baseUrl: 'https://docs.example.com/v2' })).toMatchObject({
+      metadata: { url: 'https://docs.example.com/v2/guide/install.md' },
+    });
+    expect(joinUrl('https://docs.example.com/v2/', 'a b/c#d?.md')).toBe('https://docs.example.com/v2/a%20b/c%23d%3F.md');
+    const own = documentFor('/r', '/r/a.md', '---\nurl: https://elsewhere.example.com/a/\n---\n# A\n', { baseUrl: 'https://docs.example.com/' });
+    expect(own).not.toHaveProperty('metadata');
+    expect(documentFor('/r', '/r/a.md', '# A')).not.toHaveProperty('metadata');
+    expect(documentFor('/r', '/r/a.md', '# A', { folder: '/r' })).toMatchObject({ folder: '/r' });
+    expect(documentFor('/r', '/r/a.md', '# A')).not.toHaveProperty('folder');
+  });
+
   it('sends technical.md to tech_docs and everything else to user_docs, slugged by relative path', () => {
     expect(documentFor('/r', '/r/a/technical.md', '# T')).toMatchObject({ namespace: 'tech_docs', slug: 'a/technical.md' });
     expect(documentFor('/r', '/r/a/Technical.md', '# T').namespace).toBe('tech_docs');
@@ -74,6 +86,45 @@ describe('kb ingest-folder', () => {
     const third = await kb(['ingest-folder', docs, '--limit=2']);
     expect(third.stdout).toMatch(/^[+.]{2}\n2 files: 1 ingested, 1 skipped, 0 failed/);
   }, 120_000);
+
+  it('prunes the documents of files gone from the folder, and only those; --dry-run lists them and deletes nothing', async () => {
+    const sync = join(work, 'sync');
+    const other = join(work, 'other');
+    mkdirSync(join(sync, 'sub'), { recursive: true });
+    mkdirSync(other);
+    writeFileSync(join(sync, 'a.md'), '# A\n\nKept.\n');
+    writeFileSync(join(sync, 'b.md'), '# B\n\nRemoved later.\n');
+    writeFileSync(join(sync, 'sub', 'technical.md'), '# T\n\nAlso removed later.\n');
+    writeFileSync(join(other, 'c.md'), '# C\n\nAnother folder.\n');
+    const env = { KB_DATA_DIR: join(work, 'sync-store') };
+    const cli = (args: string[]) => run('packages/cli/src/main.ts', ['ingest-folder', ...args], env);
+    expect((await cli([sync])).stdout).toMatch(/^\+{3}\n/);
+    expect((await cli([other])).stdout).toMatch(/^\+\n/);
+
+    unlinkSync(join(sync, 'b.md'));
+    unlinkSync(join(sync, 'sub', 'technical.md'));
+    const dry = await cli([sync, '--prune', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^\+\n- tech_docs\/sub\/technical\.md\n- user_docs\/b\.md\n1 files: 1 parsed, 0 skipped, 0 failed, 2 to delete, \d+ chunks in .*\[dry run: nothing written\]\n$/);
+    // The dry run deleted nothing: the real run deletes the same two.
+    const pruned = await cli([sync, '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toMatch(/^\.--\n1 files: 0 ingested, 1 skipped, 0 failed, 2 deleted, 0 chunks/);
+    expect((await cli([sync, '--prune'])).stdout).toMatch(/^\.\n1 files: 0 ingested, 1 skipped, 0 failed, 0 deleted/);
+    // The other folder's document is still there (unchanged), and a file put back comes back new.
+    expect((await cli([other, '--prune'])).stdout).toMatch(/^\.\n1 files: 0 ingested, 1 skipped, 0 failed, 0 deleted/);
+    writeFileSync(join(sync, 'b.md'), '# B\n\nRemoved later.\n');
+    expect((await cli([sync])).stdout).toMatch(/^[.+]{2}\n2 files: 1 ingested, 1 skipped/);
+  }, 240_000);
+
+  it('refuses --prune with --limit, and a --base-url that is not http(s)', async () => {
+    const limited = await kb(['ingest-folder', docs, '--prune', '--limit=1']);
+    expect(limited.code).toBe(1);
+    expect(limited.stderr).toContain('--prune reads the whole folder');
+    const base = await kb(['ingest-folder', docs, '--dry-run', '--base-url', 'ftp://example.com/']);
+    expect(base.code).toBe(1);
+    expect(base.stderr).toContain('--base-url must be an http or https URL');
+  });
 
   it('marks failed files, explains them on stderr and exits non-zero', async () => {
     // Nothing listens on port 9: every POST fails.
@@ -113,6 +164,8 @@ describe('kb ingest-folder', () => {
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
       const created = await fetch(`${url}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"label":"folder"}' });
       const { key } = (await created.json()) as { key: string };
+      const createdAdmin = await fetch(`${url}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"label":"sync","admin":true}' });
+      const { key: adminKey } = (await createdAdmin.json()) as { key: string };
       const remote = await kb(['ingest-folder', odd, '--api-url', url, '--api-key', key]);
       expect(remote.code, remote.stderr).toBe(0);
       expect(remote.stdout).toMatch(/^\+{6}\n6 files: 6 ingested, 0 skipped, 0 failed/);
@@ -127,6 +180,28 @@ describe('kb ingest-folder', () => {
         body: '{"query":"text under no title","topK":1,"mode":"hybrid"}',
       });
       expect(((await titles.json()) as { results: Array<{ documentTitle: string }> }).results[0]!.documentTitle).toBe('stars');
+
+      // Through the API: links from --base-url, the folder recorded, then a prune.
+      const linked = await kb(['ingest-folder', odd, '--api-url', url, '--api-key', key, '--base-url', 'https://docs.example.com/odd/']);
+      expect(linked.code, linked.stderr).toBe(0);
+      const listed = await fetch(`${url}/api/v1/documents?folder=${encodeURIComponent(realpathSync(odd))}&limit=200`, { headers: { authorization: `Bearer ${adminKey}` } });
+      const { documents, total } = (await listed.json()) as { documents: Array<{ id: string; slug: string; url?: string; folder: string }>; total: number };
+      expect(total).toBe(6);
+      expect(documents.find((d) => d.slug === 'stars.md')).toMatchObject({ url: 'https://docs.example.com/odd/stars.md', folder: realpathSync(odd) });
+      unlinkSync(join(odd, 'stars.md'));
+      unlinkSync(join(odd, 'long.md'));
+      const notAdmin = await kb(['ingest-folder', odd, '--api-url', url, '--api-key', key, '--prune']);
+      expect(notAdmin.code).toBe(1);
+      expect(notAdmin.stderr).toContain('needs an admin key');
+      expect(notAdmin.stdout).toBe(''); // refused before writing anything
+      const dry = await kb(['ingest-folder', odd, '--api-url', url, '--api-key', adminKey, '--prune', '--dry-run', '--base-url', 'https://docs.example.com/odd/']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toMatch(/\n- user_docs\/long\.md\n- user_docs\/stars\.md\n4 files: 4 parsed, 0 skipped, 0 failed, 2 to delete/);
+      const pruned = await kb(['ingest-folder', odd, '--api-url', url, '--api-key', adminKey, '--prune', '--base-url', 'https://docs.example.com/odd/']);
+      expect(pruned.code, pruned.stderr).toBe(0);
+      expect(pruned.stdout).toMatch(/^\.{4}--\n4 files: 0 ingested, 4 skipped, 0 failed, 2 deleted in/);
+      const after = await fetch(`${url}/api/v1/documents?folder=${encodeURIComponent(realpathSync(odd))}`, { headers: { authorization: `Bearer ${adminKey}` } });
+      expect(((await after.json()) as { total: number }).total).toBe(4);
     } finally {
       server.kill('SIGTERM');
       await new Promise((r) => server.once('exit', r));

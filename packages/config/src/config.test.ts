@@ -67,4 +67,12 @@ describe('loadConfig', () => {
     expect(set.faq).toEqual({ requestsPerMinute: 50, missesPerMinute: 0, dailyLimit: 20, contextTokens: 9000 });
     expect(() => loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '-1', KB_FAQ_DAILY_LIMIT: 'many' })).toThrow(/KB_FAQ_RATE_LIMIT_PER_MINUTE: must be 0 or more.*\n.*KB_FAQ_DAILY_LIMIT: must be a number/s);
   });
+
+  it('reads the query log retention: 30 days by default, 0 turns recording off', () => {
+    expect(loadConfig({}).insights).toEqual({ queryLogDays: 30 });
+    expect(loadConfig({ KB_QUERY_LOG_DAYS: '0' }).insights).toEqual({ queryLogDays: 0 });
+    expect(loadConfig({ KB_QUERY_LOG_DAYS: '365' }).insights).toEqual({ queryLogDays: 365 });
+    expect(() => loadConfig({ KB_QUERY_LOG_DAYS: '-1' })).toThrow(/KB_QUERY_LOG_DAYS: must be 0 or more/);
+    expect(() => loadConfig({ KB_QUERY_LOG_DAYS: '1.5' })).toThrow(/KB_QUERY_LOG_DAYS: must be a whole number/);
+  });
 });

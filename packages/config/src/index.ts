@@ -111,6 +111,10 @@ const faqSchema = z.object({
   KB_FAQ_CONTEXT_TOKENS: wholeNumber(6_000, 500, 100_000),
 });
 
+const insightsSchema = z.object({
+  KB_QUERY_LOG_DAYS: wholeNumber(30, 0, 3_650),
+});
+
 const wikiSchema = z.object({
   WIKI_BASE_URL: optionalUrl(['http:', 'https:']),
   WIKI_EMAIL: optionalString,
@@ -161,6 +165,7 @@ const schemas = {
   llm: llmSchema,
   answers: answersSchema,
   faq: faqSchema,
+  insights: insightsSchema,
   wiki: wikiSchema,
   security: securitySchema,
   limits: limitsSchema,
@@ -184,6 +189,8 @@ export interface Config {
    * model per day across the service (0 allows none), and its passages' budget (estimated tokens).
    */
   faq: { requestsPerMinute: number; missesPerMinute: number; dailyLimit: number; contextTokens: number };
+  /** Knowledge gaps: days a search or chat question stays in the query log (0: nothing is recorded). */
+  insights: { queryLogDays: number };
   wiki: { baseUrl?: string; email?: string; apiToken?: string };
   security: { adminPassword?: string; allowPrivateUrls: boolean; sessionTtlMs: number };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
@@ -230,6 +237,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const answers = parsed.answers as z.infer<typeof answersSchema>;
   const faq = parsed.faq as z.infer<typeof faqSchema>;
   const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
+  const insights = parsed.insights as z.infer<typeof insightsSchema>;
   const security = parsed.security as z.infer<typeof securitySchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
   const jobs = parsed.jobs as z.infer<typeof jobsSchema>;
@@ -269,6 +277,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
       dailyLimit: faq.KB_FAQ_DAILY_LIMIT,
       contextTokens: faq.KB_FAQ_CONTEXT_TOKENS,
     },
+    insights: { queryLogDays: insights.KB_QUERY_LOG_DAYS },
     wiki: { baseUrl: wiki.WIKI_BASE_URL, email: wiki.WIKI_EMAIL, apiToken: wiki.WIKI_API_TOKEN },
     security: {
       adminPassword: security.KB_ADMIN_PASSWORD,

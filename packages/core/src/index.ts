@@ -56,3 +56,9 @@ export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/w
 export * from './answers/index.ts';
 export * from './chat/index.ts';
 export * from './faq/index.ts';
+export { DEFAULT_DOCUMENTS_PAGE, DocumentsService, MAX_DOCUMENTS_PAGE } from './documents/documents.service.ts';
+export type { DocumentDetailView, DocumentView } from './documents/documents.service.ts';
+export { documentUrl } from './ingestion/ingestion.service.ts';
+export { DEFAULT_GAPS_PAGE, MAX_GAPS_PAGE, normalizeQuery, QueryLog } from './insights/query-log.ts';
+export type { GapView } from './insights/query-log.ts';
+export { QueryLogRepository } from './insights/query-log.repository.ts';

@@ -106,6 +106,9 @@ describe.each(kinds)('wiki space import on %s', (kind) => {
       metadata: { spaceKey: 'ENG', pageId: '1001', version: 1, parentId: '1000' },
     });
     expect(String((docs[1]!.metadata as { url: string }).url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wiki\/spaces\/ENG\/pages\/1001/);
+    // The page's web link is the document's link.
+    const links = await testDb.database.db.selectFrom('documents').select(['slug', 'url']).where('slug', '=', 'wiki:ENG:1001').execute();
+    expect(links[0]!.url).toBe((docs[1]!.metadata as { url: string }).url);
     expect(docs[0]!.metadata).toMatchObject({ parentId: null });
 
     const chunks = await testDb.database.db.selectFrom('chunks').select(['content', 'heading_path']).execute();

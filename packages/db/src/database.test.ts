@@ -204,6 +204,8 @@ describe('migrations', () => {
         '20261122T0000_half_precision_vector_index',
         '20261123T0000_conversation_turns',
         '20261124T0000_faq_sources',
+        '20261125T0000_document_records',
+        '20261125T0100_query_log',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -224,6 +226,8 @@ describe('migrations', () => {
         '20261122T0000_half_precision_vector_index',
         '20261123T0000_conversation_turns',
         '20261124T0000_faq_sources',
+        '20261125T0000_document_records',
+        '20261125T0100_query_log',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();

@@ -6,6 +6,7 @@ import type { DocumentsTable } from './tables/documents.ts';
 import type { FaqCacheTable, FaqGenerationsTable } from './tables/faq-cache.ts';
 import type { IngestionJobsTable } from './tables/ingestion-jobs.ts';
 import type { NamespacesTable } from './tables/namespaces.ts';
+import type { QueryLogTable } from './tables/query-log.ts';
 import type { StoreMetaTable } from './tables/store-meta.ts';
 
 export interface DB {
@@ -21,6 +22,7 @@ export interface DB {
   faq_cache: FaqCacheTable;
   faq_generations: FaqGenerationsTable;
   store_meta: StoreMetaTable;
+  query_log: QueryLogTable;
 }
 
 export type { JobProgress, JobStatus } from './tables/ingestion-jobs.ts';

@@ -1,10 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { createHash } from 'node:crypto';
 import { findFrontMatter, parseFrontMatter, splitDocument, wellFormedText } from '@kb/content';
-import { createLogger, IngestionService, type IngestDocumentInput } from '@kb/core';
+import { createLogger, DocumentsService, IngestionService, type IngestDocumentInput } from '@kb/core';
 import { CliError, openStore } from '../store.ts';
 
 /** Bulk-load when at least 50 documents change and they are a quarter or more of the store. */
@@ -16,14 +16,18 @@ async function shouldBulkLoad(service: IngestionService, dir: string, files: str
   return changed >= 50 && changed >= 0.25 * (stored + changed);
 }
 
-export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
+export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--prune] [--base-url URL] [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
 
 Ingests every Markdown file (.md, .markdown) under the directory. A file named technical.md goes
 to the tech_docs namespace, every other file to user_docs. The slug is the file's path relative
 to the directory; the title is the front matter's title, else the first heading, else the file name.
-Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr).
-  --dry-run        parse and report, write nothing
-  --limit=N        stop after N files
+Each document records the folder it came from.
+Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr), - deleted.
+  --dry-run        parse and report, write nothing (with --prune: list what would be deleted)
+  --prune          also delete the documents an earlier run over this folder ingested whose
+                   files are gone
+  --base-url URL   a document's link: URL joined with the file's path (front matter url wins)
+  --limit=N        stop after N files (not with --prune)
   --api-url URL    send the documents to a running server instead of the configured store
   --api-key KEY    the API key for --api-url`;
 
@@ -63,49 +67,138 @@ function cut(text: string, max: number): string {
   return text.slice(0, end);
 }
 
+/** A file's path relative to the folder, with `/` separators. */
+function relativePath(root: string, file: string): string {
+  return wellFormedText(relative(root, file).split(sep).join('/'));
+}
+
+/** The namespace and slug of a file's document (its key), read from its path alone. */
+export function documentKey(root: string, file: string): { namespace: 'tech_docs' | 'user_docs'; slug: string } {
+  const path = relativePath(root, file);
+  const slug =
+    path.length <= MAX_SLUG_CHARS ? path : `${cut(path, MAX_SLUG_CHARS - 17)}#${createHash('sha256').update(path).digest('hex').slice(0, 16)}`;
+  return { namespace: basename(file).toLowerCase() === 'technical.md' ? 'tech_docs' : 'user_docs', slug };
+}
+
+/** `base` joined with a relative path, each segment percent-encoded. */
+export function joinUrl(base: string, path: string): string {
+  const root = base.endsWith('/') ? base : `${base}/`;
+  return new URL(path.split('/').map(encodeURIComponent).join('/'), root).toString();
+}
+
 /**
  * The document for a file, the same in both modes: text the store cannot hold (NUL, unpaired
  * surrogates) as U+FFFD, the title cut to 1,000 characters, and a path longer than 1,000
- * characters shortened to its start and a hash of the whole.
+ * characters shortened to its start and a hash of the whole. With `baseUrl`, a file whose front
+ * matter gives no `url` gets `baseUrl` joined with its path as its link; with `folder`, the
+ * document records the folder it came from.
  */
-export function documentFor(root: string, file: string, content: string): IngestDocumentInput {
-  const path = wellFormedText(relative(root, file).split(sep).join('/'));
-  const slug =
-    path.length <= MAX_SLUG_CHARS ? path : `${cut(path, MAX_SLUG_CHARS - 17)}#${createHash('sha256').update(path).digest('hex').slice(0, 16)}`;
+export function documentFor(root: string, file: string, content: string, options: { baseUrl?: string; folder?: string } = {}): IngestDocumentInput {
+  const text = wellFormedText(content);
+  let url: string | undefined;
+  if (options.baseUrl !== undefined) {
+    const source = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+    if (parseFrontMatter(findFrontMatter(source))['url'] === undefined) url = joinUrl(options.baseUrl, relativePath(root, file));
+  }
   return {
-    namespace: basename(file).toLowerCase() === 'technical.md' ? 'tech_docs' : 'user_docs',
+    ...documentKey(root, file),
     title: cut(wellFormedText(titleOf(content, file)), MAX_TITLE_CHARS),
-    slug,
-    content: wellFormedText(content),
+    content: text,
+    ...(url !== undefined ? { metadata: { url } } : {}),
+    ...(options.folder !== undefined ? { folder: options.folder } : {}),
   };
 }
 
 type Outcome = { mark: '+' | '.' | '!'; error?: string };
 
+const documentKeyText = (key: { namespace: string; slug: string }) => `${key.namespace}\u0000${key.slug}`;
 
-async function postDocument(apiUrl: string, apiKey: string, doc: IngestDocumentInput): Promise<Outcome> {
+interface ApiBody {
+  message?: string;
+  issues?: Array<{ path?: Array<string | number>; message?: string }>;
+}
+
+/** A call to the server's REST API, waiting out rate limits (up to 5 times, as Retry-After says). */
+async function callApi(apiUrl: string, apiKey: string, path: string, init: { method: string; json?: unknown }): Promise<{ res: Response; body: unknown }> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(new URL('/api/v1/ingest/md', apiUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-      body: JSON.stringify(doc),
+    const res = await fetch(new URL(path, apiUrl), {
+      method: init.method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
     });
     if (res.status === 429 && attempt < 5) {
       const wait = Number(res.headers.get('retry-after') ?? '1');
       await new Promise((r) => setTimeout(r, Math.min(60, Math.max(1, wait)) * 1000));
       continue;
     }
-    const body = (await res.json().catch(() => ({}))) as {
-      skipped?: boolean;
-      message?: string;
-      issues?: Array<{ path?: Array<string | number>; message?: string }>;
-    };
-    if (!res.ok) {
-      const issues = (body.issues ?? []).map((issue) => `${(issue.path ?? []).join('.') || 'input'}: ${issue.message ?? 'invalid'}`);
-      return { mark: '!', error: `HTTP ${res.status}: ${body.message ?? res.statusText}${issues.length > 0 ? ` (${issues.join('; ')})` : ''}` };
-    }
-    return { mark: body.skipped ? '.' : '+' };
+    return { res, body: await res.json().catch(() => ({})) };
   }
+}
+
+/** An API failure as one line: status, message and the invalid fields. */
+function apiFailure(res: Response, body: ApiBody): string {
+  const issues = (body.issues ?? []).map((issue) => `${(issue.path ?? []).join('.') || 'input'}: ${issue.message ?? 'invalid'}`);
+  return `HTTP ${res.status}: ${body.message ?? res.statusText}${issues.length > 0 ? ` (${issues.join('; ')})` : ''}`;
+}
+
+async function postDocument(apiUrl: string, apiKey: string, doc: IngestDocumentInput): Promise<Outcome> {
+  const { res, body } = await callApi(apiUrl, apiKey, '/api/v1/ingest/md', { method: 'POST', json: doc });
+  if (!res.ok) return { mark: '!', error: apiFailure(res, body as ApiBody) };
+  return { mark: (body as { skipped?: boolean }).skipped ? '.' : '+' };
+}
+
+interface StoredDocument {
+  id: string;
+  namespace: string;
+  slug: string;
+}
+
+/** Where `--prune` finds the documents of a folder and deletes them: the store or a server. */
+interface Pruner {
+  /** Every document an earlier run over the folder recorded. */
+  recorded(): Promise<StoredDocument[]>;
+  /** Deletes one; false when it was gone already. Throws when it cannot be deleted. */
+  remove(id: string): Promise<boolean>;
+}
+
+function apiPruner(apiUrl: string, apiKey: string, folder: string): Pruner {
+  return {
+    async recorded() {
+      const found: StoredDocument[] = [];
+      for (;;) {
+        const query = new URLSearchParams({ folder, limit: '200', offset: String(found.length) });
+        const { res, body } = await callApi(apiUrl, apiKey, `/api/v1/documents?${query}`, { method: 'GET' });
+        if (!res.ok) {
+          const hint = res.status === 403 ? ' (--prune through the API needs an admin key)' : '';
+          throw new CliError(`Cannot list the folder's documents: ${apiFailure(res, body as ApiBody)}${hint}`);
+        }
+        const page = body as { documents: StoredDocument[]; total: number };
+        found.push(...page.documents.map(({ id, namespace, slug }) => ({ id, namespace, slug })));
+        if (page.documents.length === 0 || found.length >= page.total) return found;
+      }
+    },
+    async remove(id) {
+      const { res, body } = await callApi(apiUrl, apiKey, `/api/v1/documents/${encodeURIComponent(id)}`, { method: 'DELETE' });
+      if (res.status === 404) return false;
+      if (!res.ok) throw new Error(apiFailure(res, body as ApiBody));
+      return true;
+    },
+  };
+}
+
+function storePruner(documents: DocumentsService, folder: string): Pruner {
+  return {
+    recorded: () => documents.inFolder(folder),
+    async remove(id) {
+      try {
+        await documents.delete(id);
+        return true;
+      } catch (error) {
+        if ((error as { code?: string }).code === 'NOT_FOUND') return false;
+        throw error;
+      }
+    },
+  };
 }
 
 export async function ingestFolderCommand(
@@ -118,6 +211,8 @@ export async function ingestFolderCommand(
     allowPositionals: true,
     options: {
       'dry-run': { type: 'boolean', default: false },
+      prune: { type: 'boolean', default: false },
+      'base-url': { type: 'string' },
       limit: { type: 'string' },
       concurrency: { type: 'string' },
       'api-url': { type: 'string' },
@@ -133,19 +228,31 @@ export async function ingestFolderCommand(
   const apiUrl = values['api-url'];
   const apiKey = values['api-key'];
   if (apiUrl && !apiKey) throw new CliError('--api-url needs --api-key');
+  const prune = values.prune;
+  // A limited run has not seen every file: the ones it left out would look deleted.
+  if (prune && values.limit !== undefined) throw new CliError('--prune reads the whole folder: it cannot be combined with --limit');
+  const baseUrl = values['base-url'];
+  if (baseUrl !== undefined && !(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl))) {
+    throw new CliError('--base-url must be an http or https URL');
+  }
 
   let files: string[];
+  let folder: string;
   try {
-    files = (await listMarkdown(dir)).slice(0, limit);
+    // The folder's identity across runs: its real absolute path.
+    folder = await realpath(dir);
+    files = (await listMarkdown(folder)).slice(0, limit);
   } catch (error) {
     throw new CliError(`Cannot read ${dir}: ${(error as Error).message}`);
   }
+  const options = { folder, ...(baseUrl !== undefined ? { baseUrl } : {}) };
 
   const started = performance.now();
-  const counts = { ingested: 0, skipped: 0, failed: 0, chunks: 0 };
+  const counts = { ingested: 0, skipped: 0, failed: 0, chunks: 0, deleted: 0 };
   // A batch of documents in, one outcome per document out.
   let ingestBatch: (docs: IngestDocumentInput[]) => Promise<Outcome[]>;
   let close = async () => {};
+  let pruner: Pruner | undefined;
 
   if (values['dry-run']) {
     ingestBatch = async (docs) =>
@@ -153,8 +260,17 @@ export async function ingestFolderCommand(
         counts.chunks += splitDocument({ title: doc.title, content: doc.content }).children.length;
         return { mark: '+' as const };
       });
+    if (prune && apiUrl) pruner = apiPruner(apiUrl, apiKey!, folder);
+    else if (prune) {
+      // Only read: what would be deleted.
+      const logger = createLogger({ level: 'silent' });
+      const store = await openStore(config, { logger });
+      pruner = storePruner(new DocumentsService(store.database, logger), folder);
+      close = () => store.close();
+    }
   } else if (apiUrl) {
     ingestBatch = (docs) => Promise.all(docs.map((doc) => postDocument(apiUrl, apiKey!, doc)));
+    if (prune) pruner = apiPruner(apiUrl, apiKey!, folder);
   } else {
     const logger = createLogger({ level: 'silent' });
     const store = await openStore(config, {
@@ -163,13 +279,14 @@ export async function ingestFolderCommand(
       whenLocked: 'To ingest while the server runs, send the files through it: kb ingest-folder <dir> --api-url <server URL> --api-key <key>.',
     });
     const service = new IngestionService(store.database, store.embedder, logger, { serving: false });
+    if (prune) pruner = storePruner(new DocumentsService(store.database, logger), folder);
     close = () => store.close();
     // When this process owns an embedded store, nobody searches it during the load: a load that
     // is large next to the store builds the vector index once at the end instead of growing it
     // document by document (several times faster). A shared store (PostgreSQL) keeps its index.
     // If the load dies, the next start of the store builds the index again.
     const load = service.bulkLoad();
-    if (await load.setIndexAside(() => shouldBulkLoad(service, dir, files))) {
+    if (await load.setIndexAside(() => shouldBulkLoad(service, folder, files))) {
       close = async () => {
         const t = performance.now();
         await load.end();
@@ -207,7 +324,7 @@ export async function ingestFolderCommand(
       const docs: Array<{ file: string; doc: IngestDocumentInput }> = [];
       for (const file of batch) {
         try {
-          docs.push({ file, doc: documentFor(dir, file, await readFile(file, 'utf8')) });
+          docs.push({ file, doc: documentFor(folder, file, await readFile(file, 'utf8'), options) });
         } catch (error) {
           record(file, { mark: '!', error: (error as Error).message });
         }
@@ -221,15 +338,45 @@ export async function ingestFolderCommand(
       outcomes.forEach((outcome, i) => record(docs[i]!.file, outcome));
     }
   };
+  const wouldDelete: StoredDocument[] = [];
   try {
+    // Read before ingesting, so that a key that may not list documents fails before any write.
+    // Documents this run adds are all files present, never to be deleted.
+    const recorded = pruner ? await pruner.recorded() : [];
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, Math.ceil(files.length / BATCH))) }, worker));
+    if (pruner) {
+      // Every file still there keeps its document, whether or not it was ingested this time.
+      const present = new Set(files.map((file) => documentKeyText(documentKey(folder, file))));
+      const gone = recorded
+        .filter((doc) => !present.has(documentKeyText(doc)))
+        .sort((a, b) => (`${a.namespace}/${a.slug}` < `${b.namespace}/${b.slug}` ? -1 : 1));
+      if (values['dry-run']) wouldDelete.push(...gone);
+      else {
+        for (const doc of gone) {
+          try {
+            if (!(await pruner.remove(doc.id))) continue;
+            counts.deleted++;
+            io.out('-');
+            if (++line % 80 === 0) io.out('\n');
+          } catch (error) {
+            record(`${doc.namespace}/${doc.slug}`, { mark: '!', error: `not deleted: ${(error as Error).message}` });
+          }
+        }
+      }
+    }
   } finally {
     await close();
   }
+  if (wouldDelete.length > 0) {
+    if (line % 80 !== 0) io.out('\n');
+    line = 0;
+    for (const doc of wouldDelete) io.out(`- ${doc.namespace}/${doc.slug}\n`);
+  }
+  const pruned = !prune ? '' : values['dry-run'] ? `, ${wouldDelete.length} to delete` : `, ${counts.deleted} deleted`;
   const seconds = (performance.now() - started) / 1000;
   const rate = files.length / Math.max(seconds, 1e-6);
   io.out(
-    `${line % 80 === 0 ? '' : '\n'}${files.length} files: ${counts.ingested} ${values['dry-run'] ? 'parsed' : 'ingested'}, ${counts.skipped} skipped, ${counts.failed} failed` +
+    `${line % 80 === 0 ? '' : '\n'}${files.length} files: ${counts.ingested} ${values['dry-run'] ? 'parsed' : 'ingested'}, ${counts.skipped} skipped, ${counts.failed} failed${pruned}` +
       `${apiUrl ? '' : `, ${counts.chunks} chunks`} in ${seconds.toFixed(1)} s (${rate.toFixed(1)} files/s)${values['dry-run'] ? ' [dry run: nothing written]' : ''}\n`,
   );
   return counts.failed > 0 ? 1 : 0;

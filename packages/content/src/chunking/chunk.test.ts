@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_CHILD_TOKENS,
   chunkMarkdown,
   estimateTokens,
+  isPointerOnly,
   type ChildChunk,
   type ChunkOptions,
   type ChunkedDocument,
@@ -367,5 +368,53 @@ describe('HTML', () => {
     const doc = chunk('# Real\n\n<!--\n# commented out\n\nstill comment\n-->\n\n<div>\n# inside html\n</div>\n\nAfter.\n');
     expect(paths(doc)).toEqual(['Guide > Real']);
     expectWellFormed(doc);
+  });
+});
+
+describe('blocks that only point elsewhere', () => {
+  it('make no child chunk of their own, and stay in their section', () => {
+    const doc = chunk(
+      '# Menus\n\nMenus are lists of links.\n\n## Define in project configuration\n\nSee [configure menus][].\n\n## Render\n\nUse the menus method in a template.\n\n[configure menus]: /configuration/menus/\n',
+    );
+    expect(paths(doc)).toEqual(['Guide > Menus', 'Guide > Menus > Render']);
+    const contents = childrenOf(doc).map((c) => c.content);
+    // A definition beside other text stays with it.
+    expect(contents).toEqual(['Menus are lists of links.', 'Use the menus method in a template.\n\n[configure menus]: /configuration/menus/']);
+    expectWellFormed(doc);
+  });
+
+  it('recognises pointers, definitions and lone headings, and nothing that says something', () => {
+    for (const pointer of [
+      'See [configure menus][].',
+      'See [_page kind_](g).',
+      'See the [`css.PostCSS`](/functions/css/postcss/) function.',
+      'For more information, see [the guide](/guide/).',
+      '[taxonomies]: /content-management/taxonomies/',
+      '[a]: /x\n[b]: <https://example.com/y> "Title"',
+      '### Lone heading',
+    ]) {
+      expect(isPointerOnly(pointer), pointer).toBe(true);
+    }
+    for (const text of [
+      'Hugo provides two methods to localize your menu entries. See [multilingual][].',
+      'Use the [menus](/x) method to render a menu.',
+      'See the docs.',
+      'See [menus](/m): each entry needs a name and a weight.',
+      'An _ugly URL_ is a URL that includes a file extension.',
+      '[x]: /y\nAnd some text.',
+    ]) {
+      expect(isPointerOnly(text), text).toBe(false);
+    }
+  });
+
+  it('keeps a pointer that shares its section with other text, and drops a section that is only pointers', () => {
+    const mixed = chunk('## Localize\n\nThere are two methods to localize menu entries.\n\nSee [multilingual][].\n');
+    expect(childrenOf(mixed).map((c) => c.content)).toEqual(['There are two methods to localize menu entries.\n\nSee [multilingual][].']);
+    expect(chunk('## Only pointers\n\nSee [a](/a).\n\n[b]: /b\n').parents).toEqual([]);
+    expect(chunk('## Only definitions\n\n[a]: /a\n[b]: /b\n').parents).toEqual([]);
+  });
+
+  it('is version 3 of the splitting, so stored documents are split again on their next ingest', () => {
+    expect(CHUNKER_VERSION).toBe('md-hier-3');
   });
 });

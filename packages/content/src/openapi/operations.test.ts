@@ -660,3 +660,20 @@ describe('determinism', () => {
     expect(after[1]).toEqual(before[1]);
   });
 });
+
+describe('the link of an operation', () => {
+  const spec = (externalDocs: unknown): Spec => ({
+    openapi: '3.0.3',
+    info,
+    externalDocs: { url: 'https://docs.example.com/' },
+    paths: { '/pets': { get: { operationId: 'listPets', ...(externalDocs === undefined ? {} : { externalDocs }), responses: { '200': { description: 'ok' } } } } },
+  });
+
+  it("is its externalDocs URL when that is http(s), never the spec's own", () => {
+    expect(only(spec({ url: ' https://docs.example.com/pets#list ' })).metadata.url).toBe('https://docs.example.com/pets#list');
+    expect(only(spec(undefined)).metadata).not.toHaveProperty('url');
+    expect(only(spec({ url: 'mailto:docs@example.com' })).metadata).not.toHaveProperty('url');
+    expect(only(spec({ url: 'relative/page' })).metadata).not.toHaveProperty('url');
+    expect(only(spec({ description: 'no url' })).metadata).not.toHaveProperty('url');
+  });
+});

@@ -24,6 +24,8 @@ export interface OperationDocument {
     tags: string[];
     specTitle: string;
     specVersion: string;
+    /** The operation's `externalDocs.url`, when it is an http(s) URL: the document's link. */
+    url?: string;
   };
 }
 
@@ -291,7 +293,10 @@ function renderOperation(context: SpecContext, path: string, method: string, ope
   if (tags.length > 0) facts.push(`Tags: ${tags.join(', ')}`);
   sections.push(facts.join('\\\n'));
   if (operation.deprecated === true) sections.push('**Deprecated:** this operation is deprecated.');
+  let url: string | undefined;
   if (isObject(operation.externalDocs) && typeof operation.externalDocs.url === 'string') {
+    const given = operation.externalDocs.url.trim();
+    if (/^https?:\/\//i.test(given) && URL.canParse(given)) url = given;
     const label = inlineDescription(operation.externalDocs.description, 200) || 'External documentation';
     sections.push(`${label}: <${operation.externalDocs.url.replace(/[<>\s]/g, '')}>`);
   }
@@ -311,7 +316,7 @@ function renderOperation(context: SpecContext, path: string, method: string, ope
     operationId,
     title,
     markdown,
-    metadata: { method: METHOD, path, tags, specTitle: context.specTitle, specVersion: context.specVersion },
+    metadata: { method: METHOD, path, tags, specTitle: context.specTitle, specVersion: context.specVersion, ...(url ? { url } : {}) },
   };
 }
 

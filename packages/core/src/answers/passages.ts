@@ -73,15 +73,25 @@ export class PassageRetriever {
     const maxDocuments = input.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
     if (input.mode === 'smart') return this.smart(input.message, history, namespaces, budget, maxDocuments, signal);
     const query = standaloneQuery(input.message, history);
-    const hits = await this.search(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
+    const { results: hits, bestSimilarity } = await this.scored(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
     const sections = await this.options.sections.sectionsOf(hits.map((h) => h.chunkId));
     const candidates = rankSections(hits.map((h) => ({ id: h.chunkId, score: h.score })), sections);
-    return { query, passages: assemble(candidates, budget, maxDocuments) };
+    return { query, passages: assemble(candidates, budget, maxDocuments), bestSimilarity };
   }
 
-  private search(query: string, namespaces: readonly string[] | null, topK: number, signal?: AbortSignal, depth?: number): Promise<SearchResult[]> {
+  private async search(query: string, namespaces: readonly string[] | null, topK: number, signal?: AbortSignal, depth?: number): Promise<SearchResult[]> {
+    return (await this.scored(query, namespaces, topK, signal, depth)).results;
+  }
+
+  private scored(
+    query: string,
+    namespaces: readonly string[] | null,
+    topK: number,
+    signal?: AbortSignal,
+    depth?: number,
+  ): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
     signal?.throwIfAborted();
-    return this.options.search.search({ query, namespaces, topK, mode: 'hybrid', ...(depth ? { depth } : {}) }, signal);
+    return this.options.search.searchScored({ query, namespaces, topK, mode: 'hybrid', ...(depth ? { depth } : {}) }, signal);
   }
 
   private async smart(
@@ -104,7 +114,7 @@ export class PassageRetriever {
         this.options.logger.warn({ err: error }, 'query rewrite failed; building the queries from the corpus');
       }
     }
-    const first = await this.search(query, namespaces, SMART_DEPTH, signal);
+    const { results: first, bestSimilarity } = await this.scored(query, namespaces, SMART_DEPTH, signal);
     const lists: SearchResult[][] = [first];
     const known = new Map<string, SectionHit>();
     const remember = async (hits: readonly SearchResult[]) => {
@@ -142,7 +152,7 @@ export class PassageRetriever {
     const reranked = candidates
       .map((c, i) => ({ ...c, score: scores[i] ?? 0 }))
       .sort((a, b) => b.score - a.score || (a.section.sectionId < b.section.sectionId ? -1 : 1));
-    return { query, passages: assemble(reranked, budget, maxDocuments) };
+    return { query, passages: assemble(reranked, budget, maxDocuments), bestSimilarity };
   }
 
   /** Inverse document frequencies of the query's content words in the corpus, by analysed term. */
@@ -237,6 +247,7 @@ function assemble(candidates: readonly Candidate[], budget: number, maxDocuments
       title: section.title,
       slug: section.slug,
       namespace: section.namespace,
+      ...(section.url ? { url: section.url } : {}),
       headingPath: section.headingPath,
       content,
       ordinal: section.sectionOrdinal,

@@ -17,6 +17,8 @@ export interface SectionHit {
   title: string;
   slug: string;
   namespace: string;
+  /** The document's link, null when it has none. */
+  url: string | null;
 }
 
 /** Reads what retrieval widens hits to: parent sections and their documents. */
@@ -42,7 +44,7 @@ export class SectionsRepository {
       select c.id as "chunkId", c.ordinal as "chunkOrdinal", c.content as "chunkContent", c.token_count as "chunkTokens",
              coalesce(p.id, c.id) as "sectionId", coalesce(p.ordinal, c.ordinal) as "sectionOrdinal",
              coalesce(p.heading_path, c.heading_path) as "headingPath", coalesce(p.content, c.content) as "sectionContent",
-             d.id as "documentId", d.title, d.slug, d.namespace
+             d.id as "documentId", d.title, d.slug, d.namespace, d.url
       from chunks c
       join documents d on d.id = c.document_id
       left join parent_chunks p on p.id = c.parent_id

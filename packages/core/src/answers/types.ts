@@ -61,6 +61,8 @@ export interface Retrieval {
   passages: Passage[];
   /** The standalone query the passages were retrieved with (the message, completed from the history). */
   query: string;
+  /** How close the knowledge base came to the query (SearchService.searchScored); null: nothing found. */
+  bestSimilarity?: number | null;
 }
 
 export interface AnswerInput {

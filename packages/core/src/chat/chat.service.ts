@@ -12,6 +12,7 @@ import { NAMESPACES } from '../namespaces.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { Logger } from '../logger.ts';
+import type { QueryLog } from '../insights/query-log.ts';
 import type { Answers } from '../answers/index.ts';
 import { sourcesOf, type HistoryMessage, type RetrievalMode, type Source } from '../answers/types.ts';
 import type { ConversationsRepository } from './conversations.repository.ts';
@@ -62,6 +63,8 @@ export class ChatService {
     private readonly conversations: ConversationsRepository,
     private readonly answers: Answers,
     private readonly logger: Logger,
+    /** Where questions are recorded with how well retrieval answered them (knowledge gaps). */
+    private readonly queryLog?: QueryLog,
   ) {}
 
   async prepare(request: ChatRequest, caller: ChatCaller, log: Logger = this.logger): Promise<PreparedChat> {
@@ -91,7 +94,7 @@ export class ChatService {
     const run = (signal?: AbortSignal) => {
       if (started) throw new Error('a prepared chat runs once');
       started = true;
-      return this.run({ ...request, namespaces }, { conversationId, turn, language, history }, signal, log.child({ conversationId }));
+      return this.run({ ...request, namespaces }, { conversationId, turn, language, history, keyId: caller.keyId, askedIn: request.namespaces ?? null }, signal, log.child({ conversationId }));
     };
     return {
       conversationId,
@@ -113,7 +116,7 @@ export class ChatService {
 
   private async *run(
     request: ChatRequest,
-    turn: { conversationId: string; turn: number; language: string; history: HistoryMessage[] },
+    turn: { conversationId: string; turn: number; language: string; history: HistoryMessage[]; keyId: string | null; askedIn: readonly string[] | null },
     signal: AbortSignal | undefined,
     log: Logger,
   ): AsyncGenerator<ChatEvent, void, undefined> {
@@ -137,6 +140,13 @@ export class ChatService {
         { message: request.message, history: turn.history, namespaces: request.namespaces ?? null, mode: request.retrieval ?? 'standard' },
         signal,
       );
+      this.queryLog?.record({
+        kind: 'chat',
+        query: request.message,
+        namespaces: turn.askedIn,
+        bestScore: retrieval.bestSimilarity ?? null,
+        apiKeyId: turn.keyId,
+      });
       signal?.throwIfAborted();
       const stream = await this.answers.answerer.answer(
         { question: request.message, query: retrieval.query, language: turn.language, history: turn.history, passages: retrieval.passages },

@@ -75,13 +75,13 @@ export class FaqRepository {
     return Number(result.numDeletedRows);
   }
 
-  /** Title, slug, namespace, address (metadata `url`, when it is http or https) and content hash of documents, by id. */
+  /** Title, slug, namespace, link (see documentUrl) and content hash of documents, by id. */
   async documents(ids: readonly string[]): Promise<Map<string, DocumentState>> {
     const states = new Map<string, DocumentState>();
     if (ids.length === 0) return states;
     const rows = await this.db
       .selectFrom('documents')
-      .select(['id', 'title', 'slug', 'namespace', 'content_hash', sql<string | null>`metadata->>'url'`.as('url')])
+      .select(['id', 'title', 'slug', 'namespace', 'content_hash', 'url'])
       .where('id', '=', (eb) => eb.fn.any(sql<string[]>`${[...ids]}::uuid[]`))
       .execute();
     for (const row of rows) {

@@ -24,8 +24,95 @@ export interface DocumentVersion {
   title: string;
   metadata: Record<string, unknown>;
   contentHash: string;
+  /** The Markdown as ingested (absent: not kept). */
+  content?: string;
+  /** The canonical http(s) link, if any. */
+  url?: string | null;
+  /** The folder of a `kb ingest-folder` run; undefined leaves the stored one as it is. */
+  folder?: string;
   parents: StoredParent[];
   children: StoredChild[];
+}
+
+/** A stored document as the documents resource shows it. */
+export interface DocumentRecord {
+  id: string;
+  namespace: string;
+  slug: string;
+  title: string;
+  url: string | null;
+  folder: string | null;
+  metadata: Record<string, unknown>;
+  chunkCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DocumentFilter {
+  namespace?: string;
+  /** Title or slug contains this, ignoring case. */
+  q?: string;
+  /** Documents a folder run over this folder recorded. */
+  folder?: string;
+}
+
+/** A child chunk as the documents resource shows it. */
+export interface ChunkRecord {
+  chunkId: string;
+  headingPath: string;
+  content: string;
+  tokenCount: number;
+}
+
+const RECORD_COLUMNS = [
+  'id',
+  'namespace',
+  'slug',
+  'title',
+  'url',
+  'folder',
+  'metadata',
+  'chunk_count',
+  'created_at',
+  'updated_at',
+] as const;
+
+function toRecord(row: {
+  id: string;
+  namespace: string;
+  slug: string;
+  title: string;
+  url: string | null;
+  folder: string | null;
+  metadata: Record<string, unknown> | string;
+  chunk_count: number;
+  created_at: Date;
+  updated_at: Date;
+}): DocumentRecord {
+  return {
+    id: row.id,
+    namespace: row.namespace,
+    slug: row.slug,
+    title: row.title,
+    url: row.url,
+    folder: row.folder,
+    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+    chunkCount: row.chunk_count,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** `text` as a LIKE pattern matching itself anywhere (its wildcards and escape taken literally). */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** What the hash check reads of a stored document. */
+export interface StoredVersion {
+  id: string;
+  content_hash: string;
+  folder: string | null;
 }
 
 export class DocumentsRepository {
@@ -47,27 +134,97 @@ export class DocumentsRepository {
     return new Map(rows.map((r) => [r.id, r.slug]));
   }
 
-  findVersion(namespace: string, slug: string): Promise<{ id: string; content_hash: string } | undefined> {
+  findVersion(namespace: string, slug: string): Promise<StoredVersion | undefined> {
     return this.db
       .selectFrom('documents')
-      .select(['id', 'content_hash'])
+      .select(['id', 'content_hash', 'folder'])
       .where('namespace', '=', namespace)
       .where('slug', '=', slug)
       .executeTakeFirst();
   }
 
   /** Hashes of many documents of one namespace at once (bulk ingestion's skip check). */
-  async findVersions(namespace: string, slugs: readonly string[]): Promise<Map<string, { id: string; content_hash: string }>> {
-    const found = new Map<string, { id: string; content_hash: string }>();
+  async findVersions(namespace: string, slugs: readonly string[]): Promise<Map<string, StoredVersion>> {
+    const found = new Map<string, StoredVersion>();
     if (slugs.length === 0) return found;
     const rows = await this.db
       .selectFrom('documents')
-      .select(['id', 'slug', 'content_hash'])
+      .select(['id', 'slug', 'content_hash', 'folder'])
       .where('namespace', '=', namespace)
       .where('slug', 'in', [...slugs])
       .execute();
-    for (const row of rows) found.set(row.slug, { id: row.id, content_hash: row.content_hash });
+    for (const row of rows) found.set(row.slug, { id: row.id, content_hash: row.content_hash, folder: row.folder });
     return found;
+  }
+
+  /**
+   * Records the folder of unchanged documents a folder run confirmed (a changed document gets
+   * it with its new version).
+   */
+  async setFolder(ids: readonly string[], folder: string): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.db.updateTable('documents').set({ folder }).where('id', 'in', ids.slice(i, i + 500)).execute();
+    }
+  }
+
+  /** A page of documents, most recently updated first, and how many match the filter. */
+  async list(filter: DocumentFilter, page: { limit: number; offset: number }): Promise<{ total: number; documents: DocumentRecord[] }> {
+    let query = this.db.selectFrom('documents');
+    if (filter.namespace !== undefined) query = query.where('namespace', '=', filter.namespace);
+    if (filter.folder !== undefined) query = query.where('folder', '=', filter.folder);
+    if (filter.q !== undefined) {
+      const pattern = containsPattern(filter.q);
+      query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
+    }
+    const [count, rows] = await Promise.all([
+      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      query.select(RECORD_COLUMNS).orderBy('updated_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    ]);
+    return { total: Number(count.n), documents: rows.map(toRecord) };
+  }
+
+  /**
+   * One document with its Markdown and its child chunks in order. A document stored before its
+   * Markdown was kept gets its sections' Markdown, joined in order.
+   */
+  async get(id: string): Promise<(DocumentRecord & { content: string; chunks: ChunkRecord[] }) | undefined> {
+    const row = await this.db.selectFrom('documents').select([...RECORD_COLUMNS, 'content']).where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    const chunks = await this.db
+      .selectFrom('chunks')
+      .select(['id as chunkId', 'heading_path as headingPath', 'content', 'token_count as tokenCount'])
+      .where('document_id', '=', id)
+      .orderBy('ordinal')
+      .execute();
+    let content = row.content;
+    if (content === null) {
+      const sections = await this.db.selectFrom('parent_chunks').select('content').where('document_id', '=', id).orderBy('ordinal').execute();
+      content = sections.map((s) => s.content).join('\n\n');
+    }
+    return { ...toRecord(row), content, chunks };
+  }
+
+  /**
+   * Deletes a document and its chunks in one transaction, under the same per-(namespace, slug)
+   * lock as ingestion: an ingest of that slug running at the same time either ends before (and its
+   * version is deleted) or starts after (and writes a new document). False when there is no such
+   * document (any more).
+   */
+  delete(id: string): Promise<DocumentRecord | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const found = await trx.selectFrom('documents').select(['namespace', 'slug']).where('id', '=', id).executeTakeFirst();
+      if (!found) return undefined;
+      await sql`select pg_advisory_xact_lock(${documentLockKey(found.namespace, found.slug)}::bigint)`.execute(trx);
+      await trx.deleteFrom('chunks').where('document_id', '=', id).execute();
+      await trx.deleteFrom('parent_chunks').where('document_id', '=', id).execute();
+      const deleted = await trx.deleteFrom('documents').where('id', '=', id).returning(RECORD_COLUMNS).executeTakeFirst();
+      return deleted ? toRecord(deleted) : undefined;
+    });
+  }
+
+  /** Id, namespace and slug of every document a folder run over `folder` recorded. */
+  inFolder(folder: string): Promise<Array<{ id: string; namespace: string; slug: string }>> {
+    return this.db.selectFrom('documents').select(['id', 'namespace', 'slug']).where('folder', '=', folder).orderBy('slug').execute();
   }
 
   /**
@@ -126,15 +283,18 @@ export class DocumentsRepository {
           where not exists (select 1 from namespaces n where n.id = t.id)
           on conflict (id) do nothing`.execute(trx);
         const written = await sql<{ id: string; namespace: string; slug: string }>`
-          insert into documents (namespace, slug, title, metadata, content_hash, chunk_count)
-          select namespace, slug, title, metadata::jsonb, content_hash, chunk_count
+          insert into documents (namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
+          select namespace, slug, title, metadata::jsonb, content_hash, chunk_count, content, url, folder
           from unnest(${changed.map((v) => v.namespace)}::text[], ${changed.map((v) => v.slug)}::text[],
                       ${changed.map((v) => v.title)}::text[], ${changed.map((v) => JSON.stringify(v.metadata))}::text[],
-                      ${changed.map((v) => v.contentHash)}::text[], ${changed.map((v) => v.children.length)}::int[])
-            as t(namespace, slug, title, metadata, content_hash, chunk_count)
+                      ${changed.map((v) => v.contentHash)}::text[], ${changed.map((v) => v.children.length)}::int[],
+                      ${changed.map((v) => v.content ?? null)}::text[], ${changed.map((v) => v.url ?? null)}::text[],
+                      ${changed.map((v) => v.folder ?? null)}::text[])
+            as t(namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
           on conflict (namespace, slug) do update set
             title = excluded.title, metadata = excluded.metadata, content_hash = excluded.content_hash,
-            chunk_count = excluded.chunk_count, updated_at = now()
+            chunk_count = excluded.chunk_count, content = excluded.content, url = excluded.url,
+            folder = coalesce(excluded.folder, documents.folder), updated_at = now()
           returning id, namespace, slug`.execute(trx);
         const ids = new Map(written.rows.map((r) => [`${r.namespace}\u0000${r.slug}`, r.id]));
         const replaced = changed.map((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.id).filter((id): id is string => id !== undefined);

@@ -15,7 +15,14 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Namespace } from '../namespaces.ts';
 import { contentHash } from './content-hash.ts';
-import { DocumentsRepository, type DocumentVersion } from './documents.repository.ts';
+import { DocumentsRepository, type DocumentVersion, type StoredVersion } from './documents.repository.ts';
+
+/** A document's canonical link: its metadata's `url` when that is an http(s) URL. */
+export function documentUrl(metadata: Record<string, unknown>): string | null {
+  const url = metadata['url'];
+  if (typeof url !== 'string' || !/^https?:\/\/\S+$/i.test(url)) return null;
+  return URL.canParse(url) ? url : null;
+}
 
 export interface IngestDocumentInput {
   namespace: Namespace;
@@ -25,6 +32,11 @@ export interface IngestDocumentInput {
   /** Markdown; YAML front matter becomes metadata. */
   content: string;
   metadata?: Record<string, unknown>;
+  /**
+   * The folder (absolute path) a `kb ingest-folder` run read the document from; recorded even when
+   * the document is unchanged. Absent leaves the recorded folder as it is.
+   */
+  folder?: string;
 }
 
 /**
@@ -186,7 +198,10 @@ export class IngestionService {
 
     // 1. Content hash check: an unchanged document costs one indexed lookup.
     const existing = await this.documents.findVersion(input.namespace, slug);
-    if (existing?.content_hash === hash) return { documentId: existing.id, skipped: true, chunks: 0 };
+    if (existing?.content_hash === hash) {
+      if (input.folder !== undefined && existing.folder !== input.folder) await this.documents.setFolder([existing.id], input.folder);
+      return { documentId: existing.id, skipped: true, chunks: 0 };
+    }
     return this.process(input, slug, hash, signal);
   }
 
@@ -205,11 +220,12 @@ export class IngestionService {
     const inputs = raw.map(wellFormedInput);
     // 1. The hash check of the whole batch: one query per namespace.
     const prepared = inputs.map((input) => ({ input, slug: input.slug ?? input.title, hash: this.hash(input) }));
-    const known = new Map<string, Map<string, { id: string; content_hash: string }>>();
+    const known = new Map<string, Map<string, StoredVersion>>();
     for (const namespace of new Set(inputs.map((i) => i.namespace))) {
       known.set(namespace, await this.documents.findVersions(namespace, prepared.filter((p) => p.input.namespace === namespace).map((p) => p.slug)));
     }
     const { results, pending } = await this.prepareMany(prepared, known, signal);
+    await this.confirmFolders(prepared, known);
     // The chunks about to be written count towards the load they belong to, if any.
     await options.load?.expect(pending.reduce((n, p) => n + p.version.children.length, 0));
     const budget = this.writeChunkBudget();
@@ -224,7 +240,7 @@ export class IngestionService {
   /** Steps 5 and 6 of a batch: splitting and embedding what the hash check found changed. */
   private async prepareMany(
     prepared: ReadonlyArray<{ input: BulkDocumentInput; slug: string; hash: string }>,
-    known: ReadonlyMap<string, ReadonlyMap<string, { id: string; content_hash: string }>>,
+    known: ReadonlyMap<string, ReadonlyMap<string, StoredVersion>>,
     signal?: AbortSignal,
   ): Promise<{ results: Array<IngestResult | Error | undefined>; pending: Array<{ index: number; version: DocumentVersion }> }> {
     const results: Array<IngestResult | Error | undefined> = new Array(prepared.length);
@@ -250,6 +266,20 @@ export class IngestionService {
     const turn = this.preparing.then(() => this.prepareHere(changed, results, signal));
     this.preparing = turn.catch(() => undefined);
     return { results, pending: await turn };
+  }
+
+  /** Records the folder of unchanged documents whose recorded folder is another (or none). */
+  private async confirmFolders(
+    prepared: ReadonlyArray<{ input: BulkDocumentInput; slug: string; hash: string }>,
+    known: ReadonlyMap<string, ReadonlyMap<string, StoredVersion>>,
+  ): Promise<void> {
+    const byFolder = new Map<string, string[]>();
+    for (const { input, slug, hash } of prepared) {
+      const stored = known.get(input.namespace)?.get(slug);
+      if (input.folder === undefined || stored?.content_hash !== hash || stored.folder === input.folder) continue;
+      byFolder.set(input.folder, [...(byFolder.get(input.folder) ?? []), stored.id]);
+    }
+    for (const [folder, ids] of byFolder) await this.documents.setFolder(ids, folder);
   }
 
   /** Steps 5 and 6 on this thread, document by document, yielding to requests in between. */
@@ -301,11 +331,11 @@ export class IngestionService {
     signal?.throwIfAborted();
     const dimension = this.embedder.dimension;
     let offset = 0;
-    return sent.map(({ index, input, slug, hash }, i) => {
+    return sent.map(({ index, input, slug, hash, content }, i) => {
       const split = documents[i]!;
       const first = offset;
       offset += split.children.length * dimension;
-      return { index, version: this.version(input, slug, hash, split, (c) => vectors.subarray(first + c * dimension, first + (c + 1) * dimension)) };
+      return { index, version: this.version(input, slug, hash, content, split, (c) => vectors.subarray(first + c * dimension, first + (c + 1) * dimension)) };
     });
   }
 
@@ -431,7 +461,7 @@ export class IngestionService {
         split = prepared.documents[0]!;
         if (local) {
           const { dimension } = this.embedder;
-          return this.version(input, slug, hash, split, (i) => prepared.vectors.subarray(i * dimension, (i + 1) * dimension));
+          return this.version(input, slug, hash, content, split, (i) => prepared.vectors.subarray(i * dimension, (i + 1) * dimension));
         }
       } catch (error) {
         if (signal?.aborted) throw error;
@@ -455,7 +485,7 @@ export class IngestionService {
         throw new AppError('SERVICE_UNAVAILABLE', 'The embedding service failed; the document was not changed. Try again later.', { cause: error });
       }
     }
-    return this.version(input, slug, hash, split, (i) => vectors[i]!);
+    return this.version(input, slug, hash, content, split, (i) => vectors[i]!);
   }
 
   /** What is written of a split document whose `i`th child has the vector `vector(i)`. */
@@ -463,15 +493,20 @@ export class IngestionService {
     input: BulkDocumentInput,
     slug: string,
     hash: string,
+    content: string,
     split: SplitDocument,
     vector: (i: number) => ArrayLike<number>,
   ): DocumentVersion {
+    const metadata = { ...split.metadata, ...(input.metadata ?? {}) };
     return {
       namespace: input.namespace,
       slug,
       title: input.title,
-      metadata: { ...split.metadata, ...(input.metadata ?? {}) },
+      metadata,
       contentHash: hash,
+      content,
+      url: documentUrl(metadata),
+      ...(input.folder !== undefined ? { folder: input.folder } : {}),
       parents: split.parents,
       children: split.children.map((c, i) => ({ ...c, embedding: vector(i) })),
     };

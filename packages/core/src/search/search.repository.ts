@@ -5,6 +5,10 @@ export interface ChunkHit {
   chunkId: string;
   documentId: string;
   documentTitle: string;
+  /** The document's slug (its key within the namespace). */
+  slug: string;
+  /** The document's link, when it has one. */
+  url?: string;
   headingPath: string;
   content: string;
   namespace: string;
@@ -61,6 +65,12 @@ function termFrequency(tsvector: RawBuilder<unknown>, tsquery: RawBuilder<unknow
   return sql<number>`round(1 / (1.6449340668482264 - 16.449340668482264 * ts_rank(${tsvector}, ${tsquery})::float8) - 0.5)`;
 }
 
+/** A hit as read, its `url` left out when the document has none. */
+function withoutNullUrl<T extends { url?: string | null }>(row: T): T & { url?: string } {
+  const { url, ...rest } = row;
+  return (url === null || url === undefined ? rest : { ...rest, url }) as T & { url?: string };
+}
+
 export class SearchRepository {
   private readonly db: Kysely<DB>;
   private readonly exact: boolean;
@@ -111,7 +121,7 @@ export class SearchRepository {
           order by distance
           limit ${limit}`;
     const query = (executor: Kysely<DB>) => sql<ScoredHit>`
-      select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle",
+      select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
              c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
              n.distance as raw
       from (${nearest}) n
@@ -120,7 +130,7 @@ export class SearchRepository {
     // With sequential scans off, or the planner reads and sorts whole small tables (see Database).
     const rows = await this.database.withVectorSearch(query);
     // Iterative scans in relaxed order may return neighbours slightly out of order.
-    return rows.rows.map((r) => ({ ...r, raw: Number(r.raw) })).sort((a, b) => a.raw - b.raw);
+    return rows.rows.map((r) => withoutNullUrl({ ...r, raw: Number(r.raw) })).sort((a, b) => a.raw - b.raw);
   }
 
   private stats: (CorpusStats & { at: number }) | undefined;
@@ -232,13 +242,13 @@ export class SearchRepository {
           order by score desc, c.id
           limit ${limit}
         )
-        select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle",
+        select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
                c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
                s.score as raw
         from scored s
         join chunks c on c.id = s.id
         join documents d on d.id = c.document_id`.execute(this.db);
-      return rows.rows.map((r) => ({ ...r, raw: Number(r.raw) }));
+      return rows.rows.map((r) => withoutNullUrl({ ...r, raw: Number(r.raw) }));
     };
 
     let hits: ScoredHit[] = [];

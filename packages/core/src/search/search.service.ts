@@ -23,6 +23,31 @@ export interface SearchResult extends ChunkHit {
 }
 
 
+const clampUnit = (x: number) => Math.min(1, Math.max(0, x));
+
+/**
+ * Extra results read beyond topK so that collapsing identical passages still fills the list
+ * (documentation repeats shared snippets: the same option table on every command's page).
+ */
+const DUPLICATE_SLACK = 10;
+
+/**
+ * The results with each passage kept once, at its best rank: a passage repeated word for word by
+ * other documents (white space aside) collapses to the best-ranked of them. At most `topK`.
+ */
+export function collapseIdentical<T extends { content: string }>(results: readonly T[], topK: number): T[] {
+  const seen = new Set<string>();
+  const kept: T[] = [];
+  for (const result of results) {
+    const key = result.content.trim().replace(/\s+/g, ' ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(result);
+    if (kept.length === topK) break;
+  }
+  return kept;
+}
+
 export class SearchService {
   private readonly repository: SearchRepository;
 
@@ -56,11 +81,24 @@ export class SearchService {
    * 0..1, 1 = best chunk in the best document and top vector hit.
    */
   async search(input: SearchInput, signal?: AbortSignal): Promise<SearchResult[]> {
+    return (await this.searchScored(input, signal)).results;
+  }
+
+  /**
+   * {@link search}, with how close the knowledge base came to the query: `bestSimilarity` is the
+   * highest cosine similarity (0..1) between the query's vector and a chunk (in hybrid mode, the
+   * query's vector after feedback, over the vector candidates); null when nothing was found.
+   */
+  async searchScored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
     const namespaces = input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
     const vector = await this.embedQuery(input.query, signal);
     if ((input.mode ?? 'semantic') === 'semantic') {
-      const hits = await this.repository.nearest(vector, namespaces, input.topK);
-      return hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: Math.min(1, Math.max(0, 1 - raw)) }));
+      const hits = await this.repository.nearest(vector, namespaces, input.topK + DUPLICATE_SLACK);
+      const results = collapseIdentical(
+        hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) })),
+        input.topK,
+      );
+      return { results, bestSimilarity: results[0]?.score ?? null };
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
     const words = lexicalQueryText(input.query);
@@ -91,11 +129,16 @@ export class SearchService {
         averageTokenCount: stats.avgdl,
         frequency: (word) => wordFrequencies.get(word),
       },
-      { limit: input.topK },
+      { limit: input.topK + DUPLICATE_SLACK },
     );
-    return ranked.map(({ id, score }) => {
-      const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
-      return { ...hit, score };
-    });
+    const results = collapseIdentical(
+      ranked.map(({ id, score }) => {
+        const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
+        return { ...hit, score };
+      }),
+      input.topK,
+    );
+    const best = Math.max(...similarity.values());
+    return { results, bestSimilarity: similarity.size > 0 ? clampUnit(best) : null };
   }
 }

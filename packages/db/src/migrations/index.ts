@@ -4,6 +4,8 @@ import { chunkParentIndexMigration } from './20261121T0100_chunk_parent_index.ts
 import { halfPrecisionVectorIndexMigration } from './20261122T0000_half_precision_vector_index.ts';
 import { conversationTurnsMigration } from './20261123T0000_conversation_turns.ts';
 import { faqSourcesMigration } from './20261124T0000_faq_sources.ts';
+import { documentRecordsMigration } from './20261125T0000_document_records.ts';
+import { queryLogMigration } from './20261125T0100_query_log.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -22,6 +24,8 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261122T0000_half_precision_vector_index': halfPrecisionVectorIndexMigration(options.kind),
         '20261123T0000_conversation_turns': conversationTurnsMigration,
         '20261124T0000_faq_sources': faqSourcesMigration,
+        '20261125T0000_document_records': documentRecordsMigration,
+        '20261125T0100_query_log': queryLogMigration,
       };
     },
   };

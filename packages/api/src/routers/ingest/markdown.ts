@@ -7,7 +7,13 @@ export const ingestMarkdownInput = z.strictObject({
   content: z.string().meta({ description: 'Raw Markdown. YAML front matter becomes metadata. May be empty (a document with no chunks).' }),
   namespace: namespaceSchema,
   slug: z.string().trim().min(1, 'slug must not be empty').max(1000).optional().meta({ description: 'Deduplication key within the namespace. Defaults to the title.' }),
-  metadata: metadataSchema.optional().meta({ description: 'Arbitrary key-value metadata (JSON, at most 32 levels deep)' }),
+  metadata: metadataSchema.optional().meta({ description: 'Arbitrary key-value metadata (JSON, at most 32 levels deep). An http(s) `url` becomes the document\'s link.' }),
+  folder: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .meta({ description: 'The folder a folder sync read the document from (`kb ingest-folder --api-url`); recorded even when the document is unchanged, and what `--prune` compares' }),
 });
 
 export const ingestResultSchema = z

@@ -24,6 +24,8 @@ const resultSchema = z
     chunkId: z.string(),
     documentId: z.string(),
     documentTitle: z.string(),
+    slug: z.string().meta({ description: "The document's slug (its key within the namespace)" }),
+    url: z.string().optional().meta({ description: "The document's link, when it has one" }),
     headingPath: z.string().meta({ description: 'Heading trail, document title first, joined by " > "' }),
     content: z.string(),
     namespace: z.string(),
@@ -58,9 +60,17 @@ export const search = procedure
   .output(z.object({ results: z.array(resultSchema), count: z.number().int() }))
   .mutation(async ({ ctx, input, signal }) => {
     const namespaces = input.source === undefined ? null : Array.isArray(input.source) ? input.source : [input.source];
-    const results = await ctx.services.search.search(
+    const { results, bestSimilarity } = await ctx.services.search.searchScored(
       { query: input.query, namespaces, topK: input.topK ?? 5, mode: input.mode ?? 'semantic' },
       signal,
     );
+    // Buffered: written in batches, off the request's path.
+    ctx.services.queryLog.record({
+      kind: 'search',
+      query: input.query,
+      namespaces,
+      bestScore: bestSimilarity,
+      apiKeyId: ctx.caller.kind === 'key' ? ctx.caller.key.id : null,
+    });
     return { results, count: results.length };
   });

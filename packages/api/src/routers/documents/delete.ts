@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { procedure } from '../../trpc.ts';
+import { documentIdInput } from './schemas.ts';
+
+export const deleteDocument = procedure
+  .meta({
+    auth: 'admin',
+    openapi: {
+      method: 'DELETE',
+      path: '/documents/{id}',
+      tags: ['documents'],
+      summary: 'Delete a document and its chunks',
+      protect: true,
+      errorResponses: { 404: 'No such document' },
+    },
+  })
+  .input(documentIdInput)
+  .output(z.object({ deleted: z.literal(true), id: z.string() }))
+  .mutation(({ ctx, input }) => ctx.services.documents.delete(input.id));
