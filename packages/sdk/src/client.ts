@@ -10,8 +10,14 @@ import type {
   ConversationsQuery,
   CreatedKey,
   CreateKeyInput,
+  DeletedDocument,
+  DocumentDetail,
+  DocumentPage,
+  DocumentsQuery,
   Faq,
   FaqQuery,
+  GapPage,
+  GapsQuery,
   IngestMarkdownInput,
   IngestOpenApiResult,
   IngestResult,
@@ -157,6 +163,20 @@ export function createKbClient(options: KbClientOptions) {
       /** Stored conversations with their messages, newest first (admin). */
       list: (query: ConversationsQuery = {}, call: CallOptions = {}): Promise<ConversationPage> =>
         unwrap(api.GET('/conversations', { params: { query }, ...call })),
+    },
+    documents: {
+      /** Stored documents, most recently updated first (admin). */
+      list: (query: DocumentsQuery = {}, call: CallOptions = {}): Promise<DocumentPage> =>
+        unwrap(api.GET('/documents', { params: { query }, ...call })),
+      /** A document with its Markdown and its chunks in order (admin): 404 when there is no such document. */
+      get: (id: string, call: CallOptions = {}): Promise<DocumentDetail> => unwrap(api.GET('/documents/{id}', { params: { path: { id } }, ...call })),
+      /** Deletes a document and its chunks (admin): 404 when there is no such document. */
+      delete: (id: string, call: CallOptions = {}): Promise<DeletedDocument> =>
+        unwrap(api.DELETE('/documents/{id}', { params: { path: { id } }, ...call })),
+    },
+    insights: {
+      /** The weakest recent searches and chat questions, repeats grouped (admin). */
+      gaps: (query: GapsQuery = {}, call: CallOptions = {}): Promise<GapPage> => unwrap(api.GET('/insights/gaps', { params: { query }, ...call })),
     },
     /** An FAQ about a topic, made from the knowledge base (public: no key needed). */
     faq: (query: FaqQuery, call: CallOptions = {}): Promise<Faq> => unwrap(api.GET('/faq', { params: { query }, ...call })),

@@ -38,5 +38,15 @@ export type ConversationPage = Success<operations['conversations-list']>;
 export type Conversation = Schemas['Conversation'];
 export type ConversationMessage = Schemas['ConversationMessage'];
 
+export type DocumentsQuery = Query<operations['documents-list']>;
+export type DocumentPage = Success<operations['documents-list']>;
+export type Document = Schemas['Document'];
+export type DocumentDetail = Schemas['DocumentDetail'];
+export type DeletedDocument = Success<operations['documents-delete']>;
+
+export type GapsQuery = Query<operations['insights-gaps']>;
+export type GapPage = Success<operations['insights-gaps']>;
+export type KnowledgeGap = Schemas['KnowledgeGap'];
+
 export type FaqQuery = Query<operations['faq-get']>;
 export type Faq = Schemas['Faq'];

@@ -218,6 +218,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List stored documents, most recently updated first */
+        get: operations["documents-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/documents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a document: its Markdown and its chunks in order */
+        get: operations["documents-get"];
+        put?: never;
+        post?: never;
+        /** Delete a document and its chunks */
+        delete: operations["documents-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The weakest recent searches and chat questions, repeats grouped: what the docs do not answer */
+        get: operations["insights-gaps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/chat": {
         parameters: {
             query?: never;
@@ -308,6 +360,10 @@ export interface components {
             chunkId: string;
             documentId: string;
             documentTitle: string;
+            /** @description The document's slug (its key within the namespace) */
+            slug: string;
+            /** @description The document's link, when it has one */
+            url?: string;
             /** @description Heading trail, document title first, joined by " > " */
             headingPath: string;
             content: string;
@@ -363,6 +419,66 @@ export interface components {
             sources: components["schemas"]["ChatSource"][];
             /** @description When the FAQ was made (ISO 8601) */
             generatedAt: string;
+        };
+        Document: {
+            id: string;
+            namespace: string;
+            slug: string;
+            title: string;
+            /** @description The document's canonical link, when it has one */
+            url?: string;
+            /** @description The folder of the `kb ingest-folder` run that last wrote or confirmed it */
+            folder?: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Child chunks (the searchable pieces) */
+            chunkCount: number;
+            createdAt: string;
+            updatedAt: string;
+        };
+        DocumentDetail: {
+            id: string;
+            namespace: string;
+            slug: string;
+            title: string;
+            /** @description The document's canonical link, when it has one */
+            url?: string;
+            /** @description The folder of the `kb ingest-folder` run that last wrote or confirmed it */
+            folder?: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Child chunks (the searchable pieces) */
+            chunkCount: number;
+            createdAt: string;
+            updatedAt: string;
+            /** @description The Markdown as ingested */
+            content: string;
+            /** @description Child chunks in document order */
+            chunks: components["schemas"]["DocumentChunk"][];
+        };
+        DocumentChunk: {
+            chunkId: string;
+            /** @description Heading trail, document title first, joined by " > " */
+            headingPath: string;
+            content: string;
+            tokenCount: number;
+        };
+        KnowledgeGap: {
+            /** @description The query as last asked */
+            query: string;
+            /** @description Times it was asked (repeats: the same text, ignoring case and spacing) */
+            count: number;
+            /** @description The best of its best scores (cosine similarity 0..1); null when nothing was ever found */
+            bestScore: number | null;
+            /** @description The mean of its best scores; null when nothing was ever found */
+            meanScore: number | null;
+            /** @description Namespaces it was asked in (empty: all) */
+            namespaces: string[];
+            kinds: ("search" | "chat")[];
+            firstAskedAt: string;
+            lastAskedAt: string;
         };
         ChatRequest: {
             /** @description The user's question */
@@ -934,10 +1050,12 @@ export interface operations {
                     namespace: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
                     /** @description Deduplication key within the namespace. Defaults to the title. */
                     slug?: string;
-                    /** @description Arbitrary key-value metadata (JSON, at most 32 levels deep) */
+                    /** @description Arbitrary key-value metadata (JSON, at most 32 levels deep). An http(s) `url` becomes the document's link. */
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description The folder a folder sync read the document from (`kb ingest-folder --api-url`); recorded even when the document is unchanged, and what `--prune` compares */
+                    folder?: string;
                 };
             };
         };
@@ -1419,6 +1537,8 @@ export interface operations {
                      *           "chunkId": "51a0e7c3-d9b2-4a6f-8e1d-c07b3f5a9e62",
                      *           "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
                      *           "documentTitle": "Rotating API keys",
+                     *           "slug": "guides/rotating-api-keys",
+                     *           "url": "https://docs.example.com/guides/rotating-api-keys",
                      *           "headingPath": "Rotating API keys",
                      *           "content": "Create the new key, deploy it, then revoke the old one.",
                      *           "namespace": "user_docs",
@@ -1655,6 +1775,270 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    "documents-list": {
+        parameters: {
+            query?: {
+                /** @example user_docs */
+                namespace?: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                /** @example api keys */
+                q?: string;
+                folder?: string;
+                /** @example 20 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "documents": [
+                     *         {
+                     *           "id": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *           "namespace": "user_docs",
+                     *           "slug": "guides/rotating-api-keys",
+                     *           "title": "Rotating API keys",
+                     *           "url": "https://docs.example.com/guides/rotating-api-keys",
+                     *           "folder": "/srv/docs",
+                     *           "metadata": {
+                     *             "tags": [
+                     *               "security"
+                     *             ]
+                     *           },
+                     *           "chunkCount": 3,
+                     *           "createdAt": "2026-11-20T09:12:44.000Z",
+                     *           "updatedAt": "2026-11-24T08:01:10.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "take": 20,
+                     *       "skip": 0
+                     *     }
+                     */
+                    "application/json": {
+                        documents: components["schemas"]["Document"][];
+                        total: number;
+                        take: number;
+                        skip: number;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "documents-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *       "namespace": "user_docs",
+                     *       "slug": "guides/rotating-api-keys",
+                     *       "title": "Rotating API keys",
+                     *       "url": "https://docs.example.com/guides/rotating-api-keys",
+                     *       "folder": "/srv/docs",
+                     *       "metadata": {
+                     *         "tags": [
+                     *           "security"
+                     *         ]
+                     *       },
+                     *       "chunkCount": 1,
+                     *       "createdAt": "2026-11-20T09:12:44.000Z",
+                     *       "updatedAt": "2026-11-24T08:01:10.000Z",
+                     *       "content": "# Rotating API keys\n\nCreate the new key, deploy it, then revoke the old one.\n",
+                     *       "chunks": [
+                     *         {
+                     *           "chunkId": "51a0e7c3-d9b2-4a6f-8e1d-c07b3f5a9e62",
+                     *           "headingPath": "Rotating API keys",
+                     *           "content": "Create the new key, deploy it, then revoke the old one.",
+                     *           "tokenCount": 14
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DocumentDetail"];
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such document */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such document",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "documents-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": true,
+                     *       "id": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such document */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such document",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "insights-gaps": {
+        parameters: {
+            query?: {
+                /** @example chat */
+                kind?: "search" | "chat";
+                /** @example 0.3 */
+                maxScore?: number;
+                /** @example 10 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "gaps": [
+                     *         {
+                     *           "query": "how do I export my data to CSV?",
+                     *           "count": 4,
+                     *           "bestScore": 0.21,
+                     *           "meanScore": 0.18,
+                     *           "namespaces": [
+                     *             "user_docs"
+                     *           ],
+                     *           "kinds": [
+                     *             "chat"
+                     *           ],
+                     *           "firstAskedAt": "2026-11-21T14:02:11.000Z",
+                     *           "lastAskedAt": "2026-11-24T07:45:30.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "take": 10,
+                     *       "skip": 0
+                     *     }
+                     */
+                    "application/json": {
+                        gaps: components["schemas"]["KnowledgeGap"][];
+                        total: number;
+                        take: number;
+                        skip: number;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
         };
     };
     chat: {

@@ -13,6 +13,7 @@ export const deleteDocument = procedure
       protect: true,
       errorResponses: { 404: 'No such document' },
     },
+    example: { input: { id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48' }, output: { deleted: true, id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48' } },
   })
   .input(documentIdInput)
   .output(z.object({ deleted: z.literal(true), id: z.string() }))

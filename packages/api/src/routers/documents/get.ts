@@ -13,6 +13,33 @@ export const getDocument = procedure
       protect: true,
       errorResponses: { 404: 'No such document' },
     },
+    example: {
+      input: { id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48' },
+      output: {
+        ...{
+        id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48',
+        namespace: 'user_docs',
+        slug: 'guides/rotating-api-keys',
+        title: 'Rotating API keys',
+        url: 'https://docs.example.com/guides/rotating-api-keys',
+        folder: '/srv/docs',
+        metadata: { tags: ['security'] },
+        chunkCount: 3,
+        createdAt: '2026-11-20T09:12:44.000Z',
+        updatedAt: '2026-11-24T08:01:10.000Z',
+      },
+        chunkCount: 1,
+        content: '# Rotating API keys\n\nCreate the new key, deploy it, then revoke the old one.\n',
+        chunks: [
+          {
+            chunkId: '51a0e7c3-d9b2-4a6f-8e1d-c07b3f5a9e62',
+            headingPath: 'Rotating API keys',
+            content: 'Create the new key, deploy it, then revoke the old one.',
+            tokenCount: 14,
+          },
+        ],
+      },
+    },
   })
   .input(documentIdInput)
   .output(

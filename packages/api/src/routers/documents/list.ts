@@ -16,6 +16,28 @@ export const listDocuments = procedure
   .meta({
     auth: 'admin',
     openapi: { method: 'GET', path: '/documents', tags: ['documents'], summary: 'List stored documents, most recently updated first', protect: true },
+    example: {
+      input: { namespace: 'user_docs', q: 'api keys', limit: 20 },
+      output: {
+        documents: [
+        {
+          id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48',
+          namespace: 'user_docs',
+          slug: 'guides/rotating-api-keys',
+          title: 'Rotating API keys',
+          url: 'https://docs.example.com/guides/rotating-api-keys',
+          folder: '/srv/docs',
+          metadata: { tags: ['security'] },
+          chunkCount: 3,
+          createdAt: '2026-11-20T09:12:44.000Z',
+          updatedAt: '2026-11-24T08:01:10.000Z',
+        },
+        ],
+        total: 1,
+        take: 20,
+        skip: 0,
+      },
+    },
   })
   .input(listDocumentsInput)
   .output(z.object({ documents: z.array(documentSchema), total: z.number().int(), take: z.number().int(), skip: z.number().int() }))

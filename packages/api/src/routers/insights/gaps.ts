@@ -32,6 +32,26 @@ export const knowledgeGaps = procedure
       summary: 'The weakest recent searches and chat questions, repeats grouped: what the docs do not answer',
       protect: true,
     },
+    example: {
+      input: { kind: 'chat', maxScore: 0.3, limit: 10 },
+      output: {
+        gaps: [
+          {
+            query: 'how do I export my data to CSV?',
+            count: 4,
+            bestScore: 0.21,
+            meanScore: 0.18,
+            namespaces: ['user_docs'],
+            kinds: ['chat'],
+            firstAskedAt: '2026-11-21T14:02:11.000Z',
+            lastAskedAt: '2026-11-24T07:45:30.000Z',
+          },
+        ],
+        total: 1,
+        take: 10,
+        skip: 0,
+      },
+    },
   })
   .input(gapsInput)
   .output(z.object({ gaps: z.array(gapSchema), total: z.number().int(), take: z.number().int(), skip: z.number().int() }))

@@ -46,6 +46,8 @@ export const search = procedure
             chunkId: '51a0e7c3-d9b2-4a6f-8e1d-c07b3f5a9e62',
             documentId: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48',
             documentTitle: 'Rotating API keys',
+            slug: 'guides/rotating-api-keys',
+            url: 'https://docs.example.com/guides/rotating-api-keys',
             headingPath: 'Rotating API keys',
             content: 'Create the new key, deploy it, then revoke the old one.',
             namespace: 'user_docs',
