@@ -26,13 +26,19 @@ export function start(script: string, args: string[], env: Record<string, string
   return child;
 }
 
-/** Runs a script to its end (or SIGTERMs it after stopAfterMs) and collects its output. */
-export function run(script: string, args: string[], env: Record<string, string>, stopAfterMs?: number): Promise<Finished> {
+/**
+ * Runs a script to its end and collects its output; or SIGTERMs it after stopAfterMs, or as soon
+ * as its output holds `stopOnOutput`.
+ */
+export function run(script: string, args: string[], env: Record<string, string>, stopAfterMs?: number, stopOnOutput?: string): Promise<Finished> {
   return new Promise((resolve) => {
     const child = start(script, args, env);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
+    child.stdout!.on('data', (c) => {
+      stdout += c;
+      if (stopOnOutput !== undefined && stdout.includes(stopOnOutput)) child.kill('SIGTERM');
+    });
     child.stderr!.on('data', (c) => (stderr += c));
     const timer = stopAfterMs ? setTimeout(() => child.kill('SIGTERM'), stopAfterMs) : undefined;
     child.on('exit', (code) => {

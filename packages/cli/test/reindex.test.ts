@@ -13,7 +13,7 @@ writeFileSync(join(docs, 'a.md'), '# Alpha\n\nThe alpha release notes.\n');
 writeFileSync(join(docs, 'b.md'), '# Beta\n\nThe beta feature flags.\n');
 
 const base = { KB_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-const server = (env: Record<string, string>, stopAfterMs: number) => run('apps/server/src/main.ts', [], { ...base, ...env }, stopAfterMs);
+const server = (env: Record<string, string>, stopAfterMs: number, stopOnOutput?: string) => run('apps/server/src/main.ts', [], { ...base, ...env }, stopAfterMs, stopOnOutput);
 const kb = (args: string[], env: Record<string, string> = {}) => run('packages/cli/src/main.ts', args, { ...base, ...env });
 
 describe('embedding model changes', () => {
@@ -32,8 +32,8 @@ describe('embedding model changes', () => {
     const again = await kb(['reindex'], { KB_EMBEDDING_DIM: '256' });
     expect(again.stdout).toContain('nothing to do');
 
-    // The server now starts with the new embedder (and is stopped after its first seconds).
-    const started = await server({ KB_EMBEDDING_DIM: '256', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, 6_000);
+    // The server now starts with the new embedder (and is stopped once it listens).
+    const started = await server({ KB_EMBEDDING_DIM: '256', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, 60_000, 'knowledge base service listening');
     expect(started.stdout).toContain('knowledge base service listening');
     expect(started.code).toBe(0);
     // Five processes, each opening the on-disk store (several seconds apiece on a slow machine).
