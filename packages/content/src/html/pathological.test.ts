@@ -4,16 +4,19 @@ import { htmlToMarkdown, type HtmlDocument } from './index.ts';
 
 /**
  * Large and deeply nested pages must convert in bounded time without overflowing the stack. The
- * bounds are CPU time (cpuStopwatch), generous: each case takes well under 2 s of it.
+ * bounds are CPU time (cpuStopwatch, every thread: the garbage collector's included), generous:
+ * most cases take well under 2 s of it; the largest pages (5-10 MB) take 3-6 s, against the hours a
+ * quadratic step would take on them.
  */
 const TIME_LIMIT_MS = 5_000;
+const LARGE_PAGE_LIMIT_MS = 20_000;
 const MB = 1_000_000;
 
-function timed(html: string): { doc: HtmlDocument; ms: number } {
+function timed(html: string, limitMs = TIME_LIMIT_MS): { doc: HtmlDocument; ms: number } {
   const elapsed = cpuStopwatch();
   const doc = htmlToMarkdown(html);
   const ms = elapsed();
-  expect(ms).toBeLessThan(TIME_LIMIT_MS);
+  expect(ms).toBeLessThan(limitMs);
   return { doc, ms };
 }
 
@@ -81,7 +84,7 @@ describe('large pages', () => {
     while (html.length < 10 * MB) html += filler;
     html += '</body></html>';
     expect(html.length).toBeGreaterThanOrEqual(10 * MB);
-    const { doc } = timed(html);
+    const { doc } = timed(html, LARGE_PAGE_LIMIT_MS);
     expect(doc.title).toBe('Big page');
     expect(doc.truncated).toBe(false);
     // Boolean checks: a failing toContain would print megabytes.
@@ -105,9 +108,9 @@ describe('large pages', () => {
   });
 
   it('one 5 MB paragraph and one 5 MB code block', () => {
-    const text = timed(`<p>${'word '.repeat(MB)}</p>`);
+    const text = timed(`<p>${'word '.repeat(MB)}</p>`, LARGE_PAGE_LIMIT_MS);
     expect(text.doc.markdown.length).toBeGreaterThan(4.9 * MB);
-    const code = timed(`<pre>${'line of code\n'.repeat(MB / 2)}</pre>`);
+    const code = timed(`<pre>${'line of code\n'.repeat(MB / 2)}</pre>`, LARGE_PAGE_LIMIT_MS);
     expect(code.doc.markdown.startsWith('```\nline of code\n')).toBe(true);
   });
 
