@@ -154,6 +154,12 @@ export function createDocsRoutes(basePath: string): DocsRoutes {
         send(req, res, html, { 'Cache-Control': 'no-cache', 'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY, 'Referrer-Policy': 'no-referrer' });
         return;
       }
+      if (pathname === `${path}/`) {
+        // The page's asset addresses are relative to /docs, so the slash form sends the reader there.
+        res.writeHead(301, { Location: '../docs', 'Content-Length': 0 });
+        res.end();
+        return;
+      }
       const rest = pathname.slice(path.length + 1);
       const [version, name, ...more] = rest.split('/');
       const file = version === versioned && name !== undefined && more.length === 0 ? asset(name) : undefined;

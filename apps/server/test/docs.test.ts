@@ -91,13 +91,15 @@ describe('GET /api/v1/docs, the API reference', () => {
     expect(pageAgain.status).toBe(304);
   });
 
-  it('answers HEAD without a body, and a JSON 404 for any other file or version', async () => {
+  it('answers HEAD without a body, sends /docs/ to /docs, and a JSON 404 for any other file or version', async () => {
     const head = await fetch(`${service.url}/api/v1/docs`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
     const versioned = new URL(assets.find((asset) => asset.endsWith('/swagger-ui.css'))!).pathname;
+    const slash = await fetch(`${service.url}/api/v1/docs/`, { redirect: 'manual' });
+    expect(slash.status).toBe(301);
+    expect(new URL(slash.headers.get('location')!, `${service.url}/api/v1/docs/`).pathname).toBe('/api/v1/docs');
     for (const path of [
-      '/api/v1/docs/',
       versioned.replace('swagger-ui.css', 'package.json'),
       versioned.replace('swagger-ui.css', '../package.json'),
       versioned.replace(/ui-[\d.]+/, 'ui-0.0.1'),
