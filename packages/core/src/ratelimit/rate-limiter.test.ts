@@ -20,13 +20,20 @@ async function redisAvailable(): Promise<Redis | null> {
 }
 
 const redis = await redisAvailable();
-afterAll(() => redis?.disconnect());
+// Every key this file writes is under one prefix, deleted at the end: test runs leave nothing behind.
+const RUN_PREFIX = `kb:test:${randomUUID()}`;
+afterAll(async () => {
+  if (!redis) return;
+  const keys = await redis.keys(`${RUN_PREFIX}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
 
 const backends: Array<[string, () => SlidingWindowRateLimiter, (now: () => number) => SlidingWindowRateLimiter]> = [
   ['memory', () => new SlidingWindowRateLimiter(), (now) => new SlidingWindowRateLimiter({ now })],
 ];
 if (redis) {
-  const prefix = `kb:test:${randomUUID()}`;
+  const prefix = `${RUN_PREFIX}:${randomUUID()}`;
   backends.push([
     'redis',
     () => new SlidingWindowRateLimiter({ redis, keyPrefix: prefix }),
@@ -90,7 +97,7 @@ describe.each(backends)('sliding-window limits (%s)', (_name, make, makeAt) => {
 
 describe.runIf(redis)('redis counters', () => {
   it('always expire', async () => {
-    const prefix = `kb:test:${randomUUID()}`;
+    const prefix = `${RUN_PREFIX}:${randomUUID()}`;
     const limiter = new SlidingWindowRateLimiter({ redis: redis!, keyPrefix: prefix });
     await limiter.hit('s', [{ windowSeconds: 60, limit: 5 }, { windowSeconds: 86_400, limit: 5 }]);
     const keys = await redis!.keys(`${prefix}*`);
