@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { procedure } from '../../trpc.ts';
-import { documentChunkSchema, documentIdInput, documentSchema } from './schemas.ts';
+import { DOCUMENT_EXAMPLE, documentChunkSchema, documentIdInput, documentSchema } from './schemas.ts';
 
 export const getDocument = procedure
   .meta({
@@ -16,18 +16,7 @@ export const getDocument = procedure
     example: {
       input: { id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48' },
       output: {
-        ...{
-        id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48',
-        namespace: 'user_docs',
-        slug: 'guides/rotating-api-keys',
-        title: 'Rotating API keys',
-        url: 'https://docs.example.com/guides/rotating-api-keys',
-        folder: '/srv/docs',
-        metadata: { tags: ['security'] },
-        chunkCount: 3,
-        createdAt: '2026-11-20T09:12:44.000Z',
-        updatedAt: '2026-11-24T08:01:10.000Z',
-      },
+        ...DOCUMENT_EXAMPLE,
         chunkCount: 1,
         content: '# Rotating API keys\n\nCreate the new key, deploy it, then revoke the old one.\n',
         chunks: [

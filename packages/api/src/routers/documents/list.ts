@@ -2,7 +2,7 @@ import { MAX_DOCUMENTS_PAGE } from '@kb/core';
 import { z } from 'zod';
 import { namespaceSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
-import { documentSchema } from './schemas.ts';
+import { DOCUMENT_EXAMPLE, documentSchema } from './schemas.ts';
 
 export const listDocumentsInput = z.strictObject({
   namespace: namespaceSchema.optional().meta({ description: 'Documents of this namespace' }),
@@ -19,20 +19,7 @@ export const listDocuments = procedure
     example: {
       input: { namespace: 'user_docs', q: 'api keys', limit: 20 },
       output: {
-        documents: [
-        {
-          id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48',
-          namespace: 'user_docs',
-          slug: 'guides/rotating-api-keys',
-          title: 'Rotating API keys',
-          url: 'https://docs.example.com/guides/rotating-api-keys',
-          folder: '/srv/docs',
-          metadata: { tags: ['security'] },
-          chunkCount: 3,
-          createdAt: '2026-11-20T09:12:44.000Z',
-          updatedAt: '2026-11-24T08:01:10.000Z',
-        },
-        ],
+        documents: [DOCUMENT_EXAMPLE],
         total: 1,
         take: 20,
         skip: 0,

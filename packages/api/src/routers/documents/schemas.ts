@@ -25,3 +25,17 @@ export const documentChunkSchema = z
   .meta({ id: 'DocumentChunk' });
 
 export const documentIdInput = z.strictObject({ id: z.string().min(1).max(100) });
+
+/** The document the operations' examples show. */
+export const DOCUMENT_EXAMPLE = {
+  id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48',
+  namespace: 'user_docs',
+  slug: 'guides/rotating-api-keys',
+  title: 'Rotating API keys',
+  url: 'https://docs.example.com/guides/rotating-api-keys',
+  folder: '/srv/docs',
+  metadata: { tags: ['security'] },
+  chunkCount: 3,
+  createdAt: '2026-11-20T09:12:44.000Z',
+  updatedAt: '2026-11-24T08:01:10.000Z',
+};
