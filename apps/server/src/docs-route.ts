@@ -136,7 +136,7 @@ export function createDocsRoutes(basePath: string): DocsRoutes {
   function asset(name: string): Body | undefined {
     const known = bodies.get(name);
     if (known) return known;
-    const spec = ASSETS[name];
+    const spec = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!spec) return undefined;
     const loaded = body(spec.type, spec.file ? readFileSync(join(SWAGGER_UI_DIR, spec.file)) : Buffer.from(spec.text!()));
     bodies.set(name, loaded);

@@ -105,6 +105,8 @@ describe('GET /api/v1/docs, the API reference', () => {
       versioned.replace(/ui-[\d.]+/, 'ui-0.0.1'),
       `${versioned}/x`,
       '/api/v1/docs/swagger-ui.css',
+      versioned.replace('swagger-ui.css', 'constructor'),
+      versioned.replace('swagger-ui.css', '__proto__'),
     ]) {
       const res = await fetch(`${service.url}${path}`);
       expect(res.status, path).toBe(404);

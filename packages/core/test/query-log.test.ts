@@ -30,6 +30,26 @@ describe.each(kinds)('the query log (%s)', (kind) => {
     await testDb.database.db.deleteFrom('query_log').execute();
   });
 
+  it('keeps the first 1,000 characters of a long query', async () => {
+    const queryLog = log();
+    queryLog.record({ kind: 'search', query: `${'a'.repeat(999)}bc${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.1, apiKeyId: KEY });
+    const { gaps } = await queryLog.gaps({});
+    expect(gaps[0]!.query).toBe(`${'a'.repeat(999)}b`);
+  });
+
+  it('turned off, deletes what it recorded while it was on', async () => {
+    const on = log();
+    on.record({ kind: 'chat', query: 'private question', namespaces: null, bestScore: 0.3, apiKeyId: KEY });
+    await on.flush();
+    expect(await testDb.database.db.selectFrom('query_log').select('query').execute()).toHaveLength(1);
+    const off = log(0);
+    off.start();
+    await expect.poll(async () => (await testDb.database.db.selectFrom('query_log').select('query').execute()).length).toBe(0);
+    off.record({ kind: 'chat', query: 'not kept', namespaces: null, bestScore: 0.3, apiKeyId: KEY });
+    await off.flush();
+    expect(await testDb.database.db.selectFrom('query_log').select('query').execute()).toHaveLength(0);
+  });
+
   it('lists the weakest queries first, repeats grouped, with counts, namespaces and kinds', async () => {
     const queryLog = log();
     queryLog.record({ kind: 'search', query: 'How do menus work?', namespaces: null, bestScore: 0.8, apiKeyId: KEY });

@@ -9,8 +9,15 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
-/** Statuses worth another try: the request was refused before it did anything. */
-const RETRYABLE = new Set([429, 503]);
+/**
+ * Answers worth another try: the request was refused before it did anything. A 429 always is; a
+ * 503 is, except from chat, which stores the question before it asks the model: a retry there
+ * would ask (and store) it twice.
+ */
+function retryable(request: Request, status: number): boolean {
+  if (status === 429) return true;
+  return status === 503 && !(request.method === 'POST' && new URL(request.url).pathname.endsWith('/chat'));
+}
 
 function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -59,7 +66,7 @@ export function createTransport(fetchImpl: typeof fetch, retry: boolean | RetryO
     if (!options) return send(request);
     for (let attempt = 1; ; attempt++) {
       const response = await send(request.clone());
-      if (!RETRYABLE.has(response.status) || attempt > options.retries) return response;
+      if (!retryable(request, response.status) || attempt > options.retries) return response;
       const delay = retryDelayMs(response, attempt, options);
       if (delay > options.maxDelayMs) return response;
       // The refused answer's body is not needed: free its connection (not awaited: some fetch

@@ -171,6 +171,18 @@ describe('retries', () => {
     expect(bodies).toEqual([JSON.stringify(input), JSON.stringify(input), JSON.stringify(input)]);
   });
 
+  it('do not ask a chat question again after a 503: it was stored before the model failed', async () => {
+    let asked = 0;
+    server.use(
+      http.post(`${API}/chat`, () => {
+        asked++;
+        return HttpResponse.json({ message: 'The language model is unavailable', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
+      }),
+    );
+    await expect(kb({ retry: { baseDelayMs: 1 } }).chat.send({ message: 'hello' })).rejects.toMatchObject({ status: 503 });
+    expect(asked).toBe(1);
+  });
+
   it('give up after the number of retries, with the last refusal', async () => {
     const bodies = refuseThenAnswer([{ status: 503 }, { status: 503 }, { status: 429, retryAfter: '0' }, { status: 503 }]);
     await expect(kb({ retry: { retries: 2, baseDelayMs: 1 } }).ingest.markdown(input)).rejects.toMatchObject({ status: 429, retryAfter: 0 });

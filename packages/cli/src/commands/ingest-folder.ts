@@ -8,9 +8,15 @@ import { createLogger, DocumentsService, IngestionService, type IngestDocumentIn
 import { CliError, openStore } from '../store.ts';
 
 /** Bulk-load when at least 50 documents change and they are a quarter or more of the store. */
-async function shouldBulkLoad(service: IngestionService, dir: string, files: string[]): Promise<boolean> {
+async function shouldBulkLoad(
+  service: IngestionService,
+  dir: string,
+  files: string[],
+  options: { baseUrl?: string; folder?: string },
+): Promise<boolean> {
   if (files.length < 50) return false;
-  const docs = await Promise.all(files.map(async (file) => documentFor(dir, file, await readFile(file, 'utf8'))));
+  // The documents exactly as the run makes them (a link from --base-url is part of the hash).
+  const docs = await Promise.all(files.map(async (file) => documentFor(dir, file, await readFile(file, 'utf8'), options)));
   const changed = await service.countChanged(docs);
   const stored = await service.countDocuments();
   return changed >= 50 && changed >= 0.25 * (stored + changed);
@@ -286,7 +292,7 @@ export async function ingestFolderCommand(
     // document by document (several times faster). A shared store (PostgreSQL) keeps its index.
     // If the load dies, the next start of the store builds the index again.
     const load = service.bulkLoad();
-    if (await load.setIndexAside(() => shouldBulkLoad(service, folder, files))) {
+    if (await load.setIndexAside(() => shouldBulkLoad(service, folder, files, options))) {
       close = async () => {
         const t = performance.now();
         await load.end();

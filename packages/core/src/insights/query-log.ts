@@ -5,6 +5,8 @@ export const DEFAULT_GAPS_PAGE = 50;
 export const MAX_GAPS_PAGE = 200;
 /** Entries a process holds while the store cannot take them; beyond it the oldest are dropped (and logged). */
 const MAX_PENDING = 10_000;
+/** Characters of a query the log keeps. */
+const MAX_LOGGED_QUERY_CHARS = 1_000;
 const DAY_MS = 86_400_000;
 
 /** The query the log groups repeats by: lower case, white space collapsed. */
@@ -61,7 +63,12 @@ export class QueryLog {
   }
 
   start(): void {
-    if (this.timer || !this.enabled) return;
+    if (!this.enabled) {
+      // Turned off: what was recorded while it was on goes too (the setting is also a privacy switch).
+      void this.repository.deleteBefore(new Date(this.now().getTime() + DAY_MS)).catch((error: unknown) => this.logger.warn({ err: error }, 'could not clear the query log'));
+      return;
+    }
+    if (this.timer) return;
     this.timer = setInterval(() => void this.flush(), this.intervalMs);
     this.timer.unref();
   }
@@ -69,10 +76,12 @@ export class QueryLog {
   /** Records a query (buffered: no I/O here). The key's id only, never the key. */
   record(entry: { kind: 'search' | 'chat'; query: string; namespaces: readonly string[] | null; bestScore: number | null; apiKeyId: string | null }): void {
     if (!this.enabled) return;
+    // A query is kept to its first characters: enough to read it, and the buffer stays small.
+    const query = entry.query.slice(0, MAX_LOGGED_QUERY_CHARS);
     this.pending.push({
       kind: entry.kind,
-      query: entry.query,
-      normalized: normalizeQuery(entry.query),
+      query,
+      normalized: normalizeQuery(query),
       namespaces: [...(entry.namespaces ?? [])].sort(),
       bestScore: entry.bestScore,
       apiKeyId: entry.apiKeyId,
