@@ -10,7 +10,8 @@ import type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './t
  * pipeline keeps of its output: ../prepare.ts); bump whenever the stored chunks for a
  * given input change. 2: children that repeat an earlier one of the document are left out.
  * 3: a section of nothing but pointers ("See [menus][].", link reference definitions, a lone
- * heading) makes no child chunk of its own (its text stays in its parent chunk).
+ * heading) makes no chunk, child or parent: what it points to is stored where it is written (the
+ * document keeps its whole Markdown).
  */
 export const CHUNKER_VERSION = 'md-hier-3';
 export const DEFAULT_MAX_CHILD_TOKENS = 300;
