@@ -2,11 +2,14 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase } from '@kb/db';
+import { seedEmbeddedStore } from '@kb/db/testing';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, run, start } from './process.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kb-cli-'));
+// A migrated store to start from (`kb migrate` on a new directory is tested below).
+await seedEmbeddedStore(dataDir);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const kb = (args: string[], env: Record<string, string> = {}) => run('packages/cli/src/main.ts', args, { KB_DATA_DIR: dataDir, ...env });

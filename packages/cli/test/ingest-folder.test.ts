@@ -2,6 +2,7 @@ import { cpuStopwatch } from '@kb/vitest-config/cpu-time';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedEmbeddedStore } from '@kb/db/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentFor, joinUrl, titleOf } from '../src/commands/ingest-folder.ts';
 import { freePort, run, start } from './process.ts';
@@ -9,6 +10,8 @@ import { freePort, run, start } from './process.ts';
 const work = mkdtempSync(join(tmpdir(), 'kb-folder-'));
 const docs = join(work, 'docs');
 const dataDir = join(work, 'store');
+// Migrated stores to start from: a new store's initdb costs seconds of every process that makes one.
+for (const store of ['store', 'sync-store', 'server-store', 'local-store', 'many-store']) await seedEmbeddedStore(join(work, store));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 mkdirSync(join(docs, 'guide', 'deep'), { recursive: true });

@@ -1,12 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedEmbeddedStore } from '@kb/db/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from './process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'kb-reindex-'));
 const docs = join(work, 'docs');
 const dataDir = join(work, 'store');
+await seedEmbeddedStore(dataDir);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 mkdirSync(docs);
 writeFileSync(join(docs, 'a.md'), '# Alpha\n\nThe alpha release notes.\n');

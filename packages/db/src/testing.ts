@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -49,6 +49,39 @@ async function migratedPgliteTemplate(): Promise<Blob> {
     return dump;
   })();
   return pgliteTemplate;
+}
+
+let storeTemplate: Promise<string> | undefined;
+
+/**
+ * Fills `dir` (absent or empty) with a migrated embedded store, as `kb migrate` would leave it,
+ * copied from one made once per machine and version (named like the dump above): a process
+ * that opens a new store runs initdb first, seconds of every test that starts a server or a CLI
+ * command on a store of its own.
+ */
+export async function seedEmbeddedStore(dir: string): Promise<void> {
+  storeTemplate ??= (async () => {
+    const template = join(tmpdir(), `kb-store-template-${await pgliteTemplateKey()}`);
+    try {
+      await stat(join(template, 'PG_VERSION'));
+      return template;
+    } catch {
+      // Not made yet on this machine: make it.
+    }
+    const partial = `${template}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const database = await createDatabase({ kind: 'pglite', dataDir: partial });
+    try {
+      await database.migrate();
+    } finally {
+      await database.close();
+    }
+    // Another process may have made it meanwhile: theirs is as good.
+    await rename(partial, template).catch(() => rm(partial, { recursive: true, force: true }));
+    return template;
+  })();
+  const template = await storeTemplate;
+  await mkdir(dir, { recursive: true });
+  await cp(template, dir, { recursive: true });
 }
 
 async function pgliteTemplateKey(): Promise<string> {
