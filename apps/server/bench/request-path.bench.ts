@@ -1,0 +1,299 @@
+/**
+ * The request path against its own limit, side by side in one run (issue: speed where users feel
+ * it). Each row prints the service's figure over HTTP, the limit's figure measured in the same
+ * run on the same table, and their ratio:
+ *
+ * - semantic search p50: the HNSW query on the service's chunks table, as its index is defined
+ *   (ef_search 100), from a plain pg client;
+ * - hybrid search p50: one SQL statement fusing full text (ts_rank_cd) and the HNSW ranking by
+ *   reciprocal rank over the same table;
+ * - 8 concurrent clients, semantic search: requests/s against the raw query from 8 connections;
+ * - ingestion, 4 concurrent single-document POST /ingest/md: chunks/s against inserting the same
+ *   rows server-side (INSERT ... SELECT) into a table of the same shape and indexes.
+ *
+ * With --store=pglite it measures the embedded store instead (the server's own on-disk store,
+ * its database on a thread of its own): hybrid search p50 over HTTP.
+ *
+ * The server runs as `pnpm start` runs it (compiled, a process of its own: `pnpm build` first);
+ * the client is node:http with keep-alive connections.
+ *
+ *   pnpm --filter @kb/server bench
+ *   npx tsx bench/request-path.bench.ts [--store=postgres|pglite] [--copies=2] [--requests=200]
+ *
+ * The corpus is written through the service, then vacuumed and analysed (what PostgreSQL's
+ * autovacuum does within a minute of a write; the embedded store does the same itself).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { ApiKeysRepository, ApiKeysService, LocalEmbedder } from '@kb/core';
+import { createDatabase, toVectorBinary } from '@kb/db';
+import { createEmptyPostgresDatabase } from '@kb/db/testing';
+import { freePort, waitFor } from '../test/processes.ts';
+import { loadCorpus, type CorpusDocument } from './answer-quality.ts';
+import questions from './hugo-questions.json' with { type: 'json' };
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'postgres' },
+    copies: { type: 'string', default: '2' },
+    requests: { type: 'string', default: '200' },
+    seconds: { type: 'string', default: '5' },
+    corpus: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus/markdown-docs/hugo-docs') },
+  },
+});
+const copies = Number(values.copies);
+const requests = Number(values.requests);
+const seconds = Number(values.seconds);
+const TOP_K = 10;
+const CONCURRENCY = 8;
+const INGEST_CONCURRENCY = 4;
+
+const percentile = (xs: readonly number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+const table: Array<[string, string, string, string, string]> = [];
+function report(what: string, service: number, limit: number, unit: string, target: string): void {
+  const ratio = service / limit;
+  table.push([what, `${service.toFixed(unit === 'ms' ? 2 : 0)} ${unit}`, `${limit.toFixed(unit === 'ms' ? 2 : 0)} ${unit}`, `${ratio.toFixed(2)}x`, target]);
+}
+function printTable(title: string): void {
+  console.log(`\n${title}`);
+  const head: [string, string, string, string, string] = ['path', 'the service, over HTTP', 'its limit, same run', 'ratio', 'target'];
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
+  for (const r of [head, ...table]) console.log('  ' + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  table.length = 0;
+}
+
+/** Runs `fn` over `items` in order, sequentially; returns each call's milliseconds. */
+async function timeEach<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (const item of items) {
+    const t = performance.now();
+    await fn(item);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+/** Calls per second that `workers` loops of `fn` complete in `ms`. */
+async function throughput(workers: number, ms: number, fn: (worker: number, i: number) => Promise<unknown>): Promise<number> {
+  const until = performance.now() + ms;
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      for (let i = 0; performance.now() < until; i++) {
+        await fn(w, i);
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+/** POSTs JSON; resolves with the status and body. */
+function post(url: string, key: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (b: Buffer) => parts.push(b));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Server {
+  url: string;
+  process: ChildProcess;
+}
+
+/** The compiled server in a process of its own, as `pnpm start` runs it. */
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const main = join(import.meta.dirname, '../dist/main.js');
+  if (!existsSync(main)) throw new Error('Run `pnpm build` first: the benchmark runs the compiled server.');
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--conditions=production', '--max-semi-space-size=32', main], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', KB_QUERY_LOG_DAYS: '0' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/readyz`, 120_000);
+  return { url, process: child };
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.process.once('exit', resolve));
+  server.process.kill('SIGTERM');
+  await exited;
+}
+
+const queries = Array.from({ length: requests }, (_, i) => questions[i % questions.length]!.question);
+
+async function search(server: Server, key: string, query: string, mode: 'semantic' | 'hybrid'): Promise<void> {
+  const res = await post(`${server.url}/api/v1/search`, key, JSON.stringify({ query, topK: TOP_K, mode }));
+  if (res.status !== 200) throw new Error(`search answered ${res.status}: ${res.body}`);
+  if ((JSON.parse(res.body) as { results: unknown[] }).results.length === 0) throw new Error(`no results for ${query}`);
+}
+
+/** Copies of the corpus differ by slug prefix (copy N of a page is another document). */
+function ingestBody(doc: CorpusDocument, namespace: string, prefix: string) {
+  return JSON.stringify({ title: doc.title, slug: `${prefix}${doc.slug}`, content: doc.content, namespace });
+}
+
+async function ingestAll(server: Server, key: string, docs: readonly CorpusDocument[], namespace: string, prefix: string, concurrency: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < docs.length) {
+        const doc = docs[next++]!;
+        const res = await post(`${server.url}/api/v1/ingest/md`, key, ingestBody(doc, namespace, prefix));
+        if (res.status !== 200 && res.status !== 201) throw new Error(`ingest answered ${res.status}: ${res.body}`);
+      }
+    }),
+  );
+}
+
+const corpus = await loadCorpus(values.corpus);
+const embedder = new LocalEmbedder();
+const queryVectors = await embedder.embed(queries, 'query');
+
+if (values.store === 'postgres') {
+  const scratch = await createEmptyPostgresDatabase();
+  const service = await startServer({ DATABASE_URL: scratch.url });
+  const client = new pg.Client({ connectionString: scratch.url });
+  await client.connect();
+  const connections = await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      const c = new pg.Client({ connectionString: scratch.url });
+      await c.connect();
+      await c.query(`set hnsw.ef_search = 100`);
+      return c;
+    }),
+  );
+  try {
+    const store = await createDatabase({ kind: 'postgres', databaseUrl: scratch.url, poolSize: 1 });
+    const keys = new ApiKeysService(new ApiKeysRepository(store.db));
+    const { key: adminKey } = await keys.create({ label: 'bench-admin', admin: true });
+    const { key } = await keys.create({ label: 'bench', admin: false });
+    await store.close();
+    const started = performance.now();
+    for (let copy = 0; copy < copies; copy++) await ingestAll(service, adminKey, corpus, 'user_docs', `copy${copy}/`, INGEST_CONCURRENCY);
+    await client.query('vacuum analyze');
+    const chunks = Number((await client.query('select count(*) as n from chunks')).rows[0].n);
+    console.log(`PostgreSQL: ${copies} copies of ${corpus.length} Hugo pages, ${chunks} chunks (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+
+    const dimension = queryVectors[0]!.length;
+    const indexDef = String((await client.query(`select indexdef from pg_indexes where indexname = 'chunks_embedding_idx'`)).rows[0].indexdef);
+    const halfvec = indexDef.includes('halfvec');
+    const cast = halfvec ? `halfvec(${dimension})` : `vector(${dimension})`;
+    const semanticSql = `select id from chunks order by embedding::${cast} <=> $1::vector::${cast} limit ${TOP_K}`;
+    // Reciprocal rank fusion (k 60) of the 100 best by ts_rank_cd over the full-text index and the
+    // 100 nearest by the HNSW index, in one statement: the common recipe, whose full-text side
+    // matches chunks holding every term of the query (websearch_to_tsquery), and the same
+    // statement matching any of its terms, as the service's lexical side does.
+    const fusionSql = (tsquery: string) => `
+      with q as (select ${tsquery} as q),
+      v as (select id, row_number() over () as r from (select id from chunks order by embedding::${cast} <=> $1::vector::${cast} limit 100) s),
+      l as (select id, row_number() over (order by rank desc) as r from (
+        select c.id, ts_rank_cd(c.search_tsv, q.q) as rank from chunks c, q where c.search_tsv @@ q.q order by rank desc limit 100) s)
+      select c.id, c.content, sum(1.0 / (60 + f.r)) as score
+      from (select * from v union all select * from l) f join chunks c on c.id = f.id
+      group by c.id, c.content order by score desc limit ${TOP_K}`;
+    const hybridSql = fusionSql(`websearch_to_tsquery('english', $2)`);
+    const hybridAnySql = fusionSql(`replace(plainto_tsquery('english', $2)::text, '&', '|')::tsquery`);
+    await client.query('set hnsw.ef_search = 100');
+    const params = queryVectors.map((v) => toVectorBinary(v));
+
+    // Warm both sides.
+    for (let i = 0; i < 20; i++) {
+      await client.query(semanticSql, [params[i]]);
+      await client.query(hybridSql, [params[i], queries[i]]);
+      await client.query(hybridAnySql, [params[i], queries[i]]);
+      await search(service, key, queries[i]!, 'semantic');
+      await search(service, key, queries[i]!, 'hybrid');
+    }
+    // Interleaved rounds so that a busy moment of the machine falls on both sides.
+    const rawSemantic: number[] = [];
+    const httpSemantic: number[] = [];
+    const rawHybrid: number[] = [];
+    const rawHybridAny: number[] = [];
+    const httpHybrid: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const slice = queries.map((q, i) => i).filter((i) => i % 4 === round);
+      rawSemantic.push(...(await timeEach(slice, (i) => client.query(semanticSql, [params[i]]))));
+      httpSemantic.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'semantic'))));
+      rawHybrid.push(...(await timeEach(slice, (i) => client.query(hybridSql, [params[i], queries[i]]))));
+      rawHybridAny.push(...(await timeEach(slice, (i) => client.query(hybridAnySql, [params[i], queries[i]]))));
+      httpHybrid.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'hybrid'))));
+    }
+    report('semantic search p50', percentile(httpSemantic, 50), percentile(rawSemantic, 50), 'ms', '<= 1.5x');
+    report('hybrid search p50 (fusion of all terms)', percentile(httpHybrid, 50), percentile(rawHybrid, 50), 'ms', '<= 2x');
+    report('hybrid search p50 (fusion of any term)', percentile(httpHybrid, 50), percentile(rawHybridAny, 50), 'ms', '');
+
+    const ms = seconds * 1000;
+    const rawRate = await throughput(CONCURRENCY, ms, (w, i) => connections[w]!.query(semanticSql, [params[(w * 31 + i) % params.length]]));
+    const httpRate = await throughput(CONCURRENCY, ms, (w, i) => search(service, key, queries[(w * 31 + i) % queries.length]!, 'semantic'));
+    report(`semantic search, ${CONCURRENCY} concurrent clients`, httpRate, rawRate, 'req/s', '>= 0.6x');
+
+    // Ingestion: the corpus again into a new namespace, four single-document requests at a time.
+    const before = Number((await client.query('select count(*) as n from chunks')).rows[0].n);
+    const ingestStarted = performance.now();
+    await ingestAll(service, adminKey, corpus, 'tech_docs', '', INGEST_CONCURRENCY);
+    const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+    const written = Number((await client.query('select count(*) as n from chunks')).rows[0].n) - before;
+    // The limit: the same rows copied server-side into a table of the same shape and indexes.
+    await client.query('create table chunks_limit (like chunks including all)');
+    const columns = (
+      await client.query(`select column_name from information_schema.columns where table_name = 'chunks' and is_generated = 'NEVER' order by ordinal_position`)
+    ).rows.map((r: { column_name: string }) => `"${r.column_name}"`).join(', ');
+    const copyStarted = performance.now();
+    await client.query(`insert into chunks_limit (${columns}) select ${columns} from chunks where namespace = 'tech_docs'`);
+    const copySeconds = (performance.now() - copyStarted) / 1000;
+    await client.query('drop table chunks_limit');
+    report(`ingestion, ${INGEST_CONCURRENCY} concurrent POST /ingest/md`, written / ingestSeconds, written / copySeconds, 'chunks/s', '>= 0.7x');
+    printTable(`The request path on PostgreSQL, ${chunks} chunks, local embedder (${requests} queries a row, p50)`);
+  } finally {
+    await Promise.all(connections.map((c) => c.end()));
+    await client.end();
+    await stopServer(service);
+    await scratch.drop();
+  }
+} else {
+  const dataDir = await mkdtemp(join(tmpdir(), 'kb-bench-'));
+  // Keys first: the embedded store is the server's alone once it runs.
+  const store = await createDatabase({ kind: 'pglite', dataDir });
+  await store.migrate();
+  const keys = new ApiKeysService(new ApiKeysRepository(store.db));
+  const { key: adminKey } = await keys.create({ label: 'bench-admin', admin: true });
+  const { key } = await keys.create({ label: 'bench', admin: false });
+  await store.close();
+  const service = await startServer({ KB_DATA_DIR: dataDir });
+  try {
+    const started = performance.now();
+    await ingestAll(service, adminKey, corpus, 'user_docs', '', INGEST_CONCURRENCY);
+    console.log(`\nEmbedded store on disk: ${corpus.length} Hugo pages (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    // What the store's own vacuum does within seconds of a write (see @kb/db's embedded-vacuum.ts).
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    for (let i = 0; i < 20; i++) await search(service, key, queries[i]!, 'hybrid');
+    const semantic = await timeEach(queries, (q) => search(service, key, q, 'semantic'));
+    const hybrid = await timeEach(queries, (q) => search(service, key, q, 'hybrid'));
+    console.log(`  semantic search p50 over HTTP: ${percentile(semantic, 50).toFixed(2)} ms (p95 ${percentile(semantic, 95).toFixed(2)} ms)`);
+    console.log(`  hybrid search p50 over HTTP:   ${percentile(hybrid, 50).toFixed(2)} ms (p95 ${percentile(hybrid, 95).toFixed(2)} ms)   target <= 10 ms`);
+  } finally {
+    await stopServer(service);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+agent.destroy();
