@@ -10,9 +10,15 @@ import { ErrorNote, useAction } from './ui.tsx';
 
 const BASE = '/admin/';
 
+/** Where a page is within itself (a document's id below /admin/knowledge/), and how it moves. */
+export interface SubRoute {
+  sub: string;
+  navigate(sub: string): void;
+}
+
 const PAGES = [
   { path: 'keys', title: 'Keys', render: () => <KeysPage /> },
-  { path: 'knowledge', title: 'Knowledge base', render: () => <KnowledgePage /> },
+  { path: 'knowledge', title: 'Knowledge base', render: (route: SubRoute) => <KnowledgePage {...route} /> },
   { path: 'ingest', title: 'Ingestion', render: () => <IngestPage /> },
   { path: 'playground', title: 'Playground', render: () => <PlaygroundPage /> },
   { path: 'conversations', title: 'Conversations', render: () => <ConversationsPage /> },
@@ -21,10 +27,23 @@ const PAGES = [
 
 type PagePath = (typeof PAGES)[number]['path'];
 
-/** The page named by the address (/admin/keys ...); the first one for /admin/ or an unknown name. */
-function pageFromLocation(): PagePath {
-  const name = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length).split('/')[0] : '';
-  return PAGES.find((page) => page.path === name)?.path ?? 'keys';
+interface Place {
+  page: PagePath;
+  sub: string;
+}
+
+/** The page named by the address (/admin/keys ...; the first one for /admin/ or an unknown name) and the rest of it. */
+function placeFromLocation(): Place {
+  const [name, ...rest] = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length).split('/') : [];
+  const page = PAGES.find((candidate) => candidate.path === name)?.path;
+  if (!page) return { page: 'keys', sub: '' };
+  let sub = rest.join('/');
+  try {
+    sub = decodeURIComponent(sub);
+  } catch {
+    // A malformed escape: the page shows what it can of it.
+  }
+  return { page, sub };
 }
 
 type Session = 'checking' | 'signed-in' | 'signed-out';
@@ -32,7 +51,8 @@ type Session = 'checking' | 'signed-in' | 'signed-out';
 export function App() {
   const [session, setSession] = useState<Session>('checking');
   const [ended, setEnded] = useState(false);
-  const [page, setPage] = useState<PagePath>(pageFromLocation);
+  const [place, setPlace] = useState<Place>(placeFromLocation);
+  const { page } = place;
 
   useEffect(() => {
     // Whether the browser holds a live session: an admin call answers 200 or 401.
@@ -46,7 +66,7 @@ export function App() {
         return 'signed-out';
       });
     };
-    const onPop = () => setPage(pageFromLocation());
+    const onPop = () => setPlace(placeFromLocation());
     window.addEventListener(SESSION_ENDED, onEnded);
     window.addEventListener('popstate', onPop);
     return () => {
@@ -55,9 +75,10 @@ export function App() {
     };
   }, []);
 
-  const go = useCallback((path: PagePath) => {
-    if (pageFromLocation() !== path) window.history.pushState(null, '', BASE + path);
-    setPage(path);
+  const go = useCallback((path: PagePath, sub = '') => {
+    const address = BASE + path + (sub ? `/${encodeURIComponent(sub)}` : '');
+    if (window.location.pathname !== address) window.history.pushState(null, '', address);
+    setPlace({ page: path, sub });
     window.scrollTo(0, 0);
   }, []);
 
@@ -112,7 +133,7 @@ export function App() {
       </header>
       <main key={page}>
         <h1>{current.title}</h1>
-        {current.render()}
+        {current.render({ sub: place.sub, navigate: (sub) => go(page, sub) })}
       </main>
     </div>
   );

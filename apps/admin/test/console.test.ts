@@ -166,7 +166,7 @@ describe('the admin console in Chromium', () => {
 
     await open('Knowledge base');
     const userDocs = page.locator('[data-namespace="user_docs"]');
-    await expect.poll(() => userDocs.textContent()).toMatch(/1 documents.*[1-9]\d* chunks/);
+    await expect.poll(() => userDocs.textContent()).toMatch(/1 document(?!s)[1-9]\d* chunks/);
     const link = page.getByRole('button', { name: 'Rotating API keys' });
     await link.waitFor();
     await snap('07-knowledge-base');
@@ -188,7 +188,9 @@ describe('the admin console in Chromium', () => {
     expect(response.headers()['content-type']).toContain('text/event-stream');
     const answer = chat.locator('.answer').first();
     await expect.poll(() => answer.getAttribute('data-done'), { timeout: 30_000 }).toBe('true');
-    expect((await answer.locator('pre.content').textContent())?.length).toBeGreaterThan(20);
+    expect((await answer.locator('.markdown').textContent())?.length).toBeGreaterThan(20);
+    // The Markdown is rendered: the passages' headings are bold, not asterisks.
+    expect(await answer.locator('.markdown strong').count()).toBeGreaterThan(0);
     expect(await answer.locator('.sources').textContent()).toContain('Rotating API keys');
     const conversation = await chat.locator('p.muted code').textContent();
     expect(conversation).toMatch(/^[0-9a-f-]{36}$/);
@@ -202,7 +204,7 @@ describe('the admin console in Chromium', () => {
     const faq = page.locator('section', { has: page.getByRole('heading', { name: 'FAQ' }) });
     await faq.getByLabel('Topic').fill('API keys');
     await faq.getByRole('button', { name: 'Make FAQ' }).click();
-    await faq.locator('.faq pre.content').waitFor({ timeout: 30_000 });
+    await faq.locator('.faq .markdown').waitFor({ timeout: 30_000 });
     expect(await faq.locator('.faq').textContent()).toContain('Rotating API keys');
     await page.screenshot({ path: join(SCREENSHOTS, '10-playground-faq-desktop.png'), fullPage: true });
 
@@ -243,6 +245,26 @@ describe('the admin console in Chromium', () => {
     expect([...seen].some((text) => /running/.test(text) && /\d+\/\d+ pages/.test(text))).toBe(true);
     expect(await row.textContent()).toContain(`${WIKI_PAGES}/${WIKI_PAGES} pages: ${WIKI_PAGES} written`);
     await snap('14-wiki-job-done');
+  });
+
+  it('pages through the imported documents, and deletes one after asking', async () => {
+    await open('Knowledge base');
+    await page.locator('[data-namespace="wiki"]').click();
+    const pager = page.getByRole('navigation', { name: 'Pages' });
+    await expect.poll(() => pager.textContent()).toContain(`1–20 of ${WIKI_PAGES}`);
+    await pager.getByRole('button', { name: 'Next →' }).click();
+    await expect.poll(() => pager.textContent()).toContain(`21–${WIKI_PAGES} of ${WIKI_PAGES}`);
+    expect(await page.locator('table.documents tbody tr').count()).toBe(WIKI_PAGES - 20);
+
+    const title = (await page.locator('table.documents tbody tr button.link').first().textContent())!;
+    await page.locator('table.documents tbody tr button.link').first().click();
+    await page.getByRole('button', { name: 'Delete document' }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    // Back at the list, which no longer holds it.
+    await expect.poll(() => page.locator('[data-namespace="wiki"]').textContent()).toContain(`${WIKI_PAGES - 1} documents`);
+    await page.getByLabel('Title or slug contains').fill(title);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No documents match.').waitFor();
   });
 
   it('lists the weakest queries as knowledge gaps', async () => {

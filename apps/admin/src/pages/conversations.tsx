@@ -1,6 +1,7 @@
 import type { Conversation } from '@kb/sdk';
 import { useState, type FormEvent } from 'react';
 import { formatDate, kb, NAMESPACES, type Namespace } from '../api.ts';
+import { Markdown } from '../markdown.tsx';
 import { ErrorNote, ExternalLink, Pager, Section, useLoad } from '../ui.tsx';
 
 const PAGE_SIZE = 10;
@@ -93,7 +94,7 @@ function Thread({ conversation, onBack }: { conversation: Conversation; onBack()
                 {message.role === 'user' ? 'Question' : 'Answer'} · {formatDate(message.createdAt)}
                 {message.interrupted ? ' · interrupted' : ''}
               </span>
-              <pre className="content">{message.content}</pre>
+              {message.role === 'user' ? <p className="plain">{message.content}</p> : <Markdown text={message.content} />}
               {message.sources.length > 0 && (
                 <ol className="sources">
                   {message.sources.map((source) => (

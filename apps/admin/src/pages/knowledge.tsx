@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import type { SubRoute } from '../app.tsx';
 import { formatDate, kb, NAMESPACES, type Namespace } from '../api.ts';
 import { ConfirmButton, ErrorNote, ExternalLink, Pager, Section, useAction, useLoad } from '../ui.tsx';
 
@@ -30,22 +31,10 @@ async function countNamespace(namespace: Namespace): Promise<NamespaceCount> {
   return { namespace, documents: total, chunks, partial: seen < total };
 }
 
-export function KnowledgePage() {
-  const [selected, setSelected] = useState<string>();
-  const [round, setRound] = useState(0);
-  if (selected) {
-    return (
-      <DocumentView
-        id={selected}
-        onBack={() => setSelected(undefined)}
-        onDeleted={() => {
-          setSelected(undefined);
-          setRound((n) => n + 1);
-        }}
-      />
-    );
-  }
-  return <Overview key={round} onOpen={setSelected} />;
+/** The namespaces and the document list at /admin/knowledge, a document at /admin/knowledge/<id>. */
+export function KnowledgePage({ sub, navigate }: SubRoute) {
+  if (sub) return <DocumentView id={sub} onBack={() => navigate('')} onDeleted={() => navigate('')} />;
+  return <Overview onOpen={navigate} />;
 }
 
 function Overview({ onOpen }: { onOpen(id: string): void }) {
@@ -91,9 +80,9 @@ function Overview({ onOpen }: { onOpen(id: string): void }) {
               }}
             >
               <span className="stat-name">{count.namespace}</span>
-              <span className="stat-value">{count.documents === undefined ? '…' : count.documents.toLocaleString()} documents</span>
+              <span className="stat-value">{count.documents === undefined ? '…' : `${count.documents.toLocaleString()} ${count.documents === 1 ? 'document' : 'documents'}`}</span>
               <span className="muted">
-                {count.chunks === undefined ? '…' : `${count.partial ? 'at least ' : ''}${count.chunks.toLocaleString()}`} chunks
+                {count.chunks === undefined ? '…' : `${count.partial ? 'at least ' : ''}${count.chunks.toLocaleString()} ${count.chunks === 1 ? 'chunk' : 'chunks'}`}
               </span>
             </button>
           ))}
@@ -229,7 +218,7 @@ function DocumentView({ id, onBack, onDeleted }: { id: string; onBack(): void; o
           </ol>
           <details>
             <summary>Markdown as ingested</summary>
-            <pre className="content">{data.content}</pre>
+            <pre className="content raw">{data.content}</pre>
           </details>
         </Section>
       )}

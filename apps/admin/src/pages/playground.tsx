@@ -1,6 +1,7 @@
 import type { ChatSource, Faq, SearchResponse } from '@kb/sdk';
 import { useRef, useState, type FormEvent } from 'react';
 import { kb, NAMESPACES, type Namespace } from '../api.ts';
+import { Markdown } from '../markdown.tsx';
 import { ErrorNote, ExternalLink, Section, useAction } from '../ui.tsx';
 
 function NamespaceChecks({ value, onChange }: { value: Namespace[]; onChange(value: Namespace[]): void }) {
@@ -188,13 +189,13 @@ function ChatPanel() {
       <div className="transcript" aria-live="polite">
         {turns.map((turn, index) => (
           <div key={index} className="turn">
-            <p className="question">
+            <div className="question">
               <span className="who">You</span>
-              {turn.question}
-            </p>
+              <p className="plain">{turn.question}</p>
+            </div>
             <div className="answer" data-done={turn.done ? 'true' : 'false'}>
               <span className="who">Answer</span>
-              <pre className="content">{turn.answer || (turn.done ? '' : '…')}</pre>
+              <Markdown text={turn.answer || (turn.done ? '' : '…')} />
               <ErrorNote error={turn.error} />
               <Sources sources={turn.sources} />
             </div>
@@ -259,7 +260,7 @@ function FaqPanel() {
           <p className="muted small">
             {faq.language} · {faq.scope} · {faq.cached ? 'from the cache' : 'made now'} · {new Date(faq.generatedAt).toLocaleString()}
           </p>
-          <pre className="content">{faq.content}</pre>
+          <Markdown text={faq.content} />
           <Sources sources={faq.sources} />
         </div>
       )}
