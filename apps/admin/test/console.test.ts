@@ -151,6 +151,23 @@ describe('the admin console in Chromium', () => {
     await form.getByLabel('Markdown').fill(MARKDOWN);
     await form.getByRole('button', { name: 'Ingest Markdown' }).click();
     await expect.poll(() => form.getByRole('status').textContent()).toContain('Stored "Rotating API keys"');
+
+    const spec = page.locator('section', { has: page.getByRole('heading', { name: 'Upload an OpenAPI spec' }) });
+    await spec.getByLabel('Spec file (JSON or YAML)').setInputFiles({
+      name: 'pets.yaml',
+      mimeType: 'application/yaml',
+      buffer: Buffer.from(
+        'openapi: 3.0.3\ninfo: { title: Pets, version: "1" }\npaths:\n  /pets:\n    get:\n      operationId: listPets\n      summary: List the pets\n      responses: { "200": { description: The pets } }\n',
+      ),
+    });
+    await spec.getByRole('button', { name: 'Ingest spec' }).click();
+    await expect.poll(() => spec.getByRole('status').textContent()).toContain('pets.yaml: 1 operation, 1 stored, 0 unchanged');
+
+    // The service refuses to fetch a private address: its reason is shown.
+    const url = page.locator('section', { has: page.getByRole('heading', { name: 'Ingest a page by URL' }) });
+    await url.getByLabel('URL').fill('http://127.0.0.1:9/private');
+    await url.getByRole('button', { name: 'Ingest URL' }).click();
+    await expect.poll(() => url.getByRole('alert').textContent()).toMatch(/\[4\d\d [A-Z_]+\]$/);
     await snap('05-ingestion');
 
     await open('Playground');
@@ -244,7 +261,14 @@ describe('the admin console in Chromium', () => {
       .toBe('done');
     expect([...seen].some((text) => /running/.test(text) && /\d+\/\d+ pages/.test(text))).toBe(true);
     expect(await row.textContent()).toContain(`${WIKI_PAGES}/${WIKI_PAGES} pages: ${WIKI_PAGES} written`);
-    await snap('14-wiki-job-done');
+
+    // A job that fails shows why.
+    await form.getByLabel('Space key').fill('GHOST');
+    await form.getByRole('button', { name: 'Start import' }).click();
+    const failed = page.locator('tr[data-job-id]').first();
+    await expect.poll(() => failed.textContent(), { timeout: 30_000 }).toContain('failed');
+    expect(await failed.getByRole('alert').textContent()).toContain('GHOST');
+    await snap('14-wiki-jobs-done-and-failed');
   });
 
   it('pages through the imported documents, and deletes one after asking', async () => {

@@ -134,11 +134,12 @@ function OpenApiForm() {
       const format = /\.json$/i.test(file.name) ? 'json' : /\.ya?ml$/i.test(file.name) ? 'yaml' : undefined;
       return kb.ingest.openapi(text, { namespace, ...(format ? { format } : {}) });
     });
-    if (done) setResult(`${file.name}: ${done.total} operations, ${done.upserted} stored, ${done.unchanged} unchanged.`);
+    if (done) setResult(`${file.name}: ${done.total} ${done.total === 1 ? 'operation' : 'operations'}, ${done.upserted} stored, ${done.unchanged} unchanged.`);
   }
 
   return (
     <Section title="Upload an OpenAPI spec">
+      <p className="muted small">One document per operation that has an operationId.</p>
       <form className="row-form" onSubmit={(event) => void submit(event)}>
         <label className="grow">
           Spec file (JSON or YAML)
