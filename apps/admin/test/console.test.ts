@@ -83,6 +83,27 @@ describe('the admin console in Chromium', () => {
     await expect.poll(() => page.locator('main h1').textContent()).toBe(section);
   }
 
+  it('says how to enable sign-in on a server without an admin password', async () => {
+    // The server writes "disabled" into the page when KB_ADMIN_PASSWORD is unset (its own tests
+    // check that); here the page is given that answer.
+    const other = await browser.newContext({ viewport: DESKTOP });
+    try {
+      const tab = await other.newPage();
+      await tab.route('**/admin/keys', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.text()).replace('content="enabled"', 'content="disabled"');
+        await route.fulfill({ response, body });
+      });
+      await tab.goto(`${server.url}/admin/keys`);
+      await tab.getByRole('heading', { name: 'Admin sign-in is not enabled' }).waitFor();
+      expect(await tab.locator('main').textContent()).toContain('KB_ADMIN_PASSWORD');
+      expect(await tab.getByLabel('Admin password').count()).toBe(0);
+      await tab.screenshot({ path: join(SCREENSHOTS, '00-sign-in-not-enabled-desktop.png'), fullPage: true });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('asks for the admin password, shows a wrong one refused in the service words, and signs in', async () => {
     await page.goto('/admin/');
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
