@@ -1,7 +1,10 @@
 import type { CreatedKey } from '@kb/sdk';
 import { useRef, useState, type FormEvent } from 'react';
 import { formatDate, kb } from '../api.ts';
-import { ConfirmButton, ErrorNote, Section, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, Pager, Section, useAction, useLoad } from '../ui.tsx';
+
+/** Keys shown at a time (the API answers them all). */
+const PAGE_SIZE = 25;
 
 function limit(value: number | null, unit: string): string {
   return value === null ? `unlimited ${unit}` : `${value.toLocaleString()} ${unit}`;
@@ -21,6 +24,7 @@ function optionalLimit(text: string): number | null {
 export function KeysPage() {
   const keys = useLoad(() => kb.keys.list(), []);
   const [created, setCreated] = useState<CreatedKey>();
+  const [skip, setSkip] = useState(0);
   const revoke = useAction();
 
   return (
@@ -28,6 +32,7 @@ export function KeysPage() {
       <CreateKey
         onCreated={(key) => {
           setCreated(key);
+          setSkip(0);
           keys.reload();
         }}
       />
@@ -52,7 +57,7 @@ export function KeysPage() {
                 </tr>
               </thead>
               <tbody>
-                {keys.data.keys.map((key) => (
+                {keys.data.keys.slice(skip, skip + PAGE_SIZE).map((key) => (
                   <tr key={key.id} className={key.revokedAt ? 'revoked' : undefined} data-key-id={key.id}>
                     <td data-label="Label">{key.label}</td>
                     <td data-label="Prefix">
@@ -85,6 +90,7 @@ export function KeysPage() {
             </table>
           </div>
         )}
+        {keys.data && keys.data.keys.length > 0 && <Pager total={keys.data.keys.length} take={PAGE_SIZE} skip={skip} onPage={setSkip} />}
         {keys.loading && !keys.data && <p className="muted">Loading…</p>}
       </Section>
     </>
