@@ -56,7 +56,7 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
  */
 export async function startService(
   config: Config,
-  options: { logger?: Logger; database?: Database } = {},
+  options: { logger?: Logger; database?: Database; adminDir?: string } = {},
 ): Promise<RunningService> {
   const logger = options.logger ?? createLogger({ level: config.server.logLevel });
   const store = await openStore(config, { logger, database: options.database });
@@ -70,7 +70,7 @@ export async function startService(
   }
 
   const services = createServices({ config, database, logger, redis, embedder });
-  const app = createHttpApp(services);
+  const app = createHttpApp(services, options.adminDir === undefined ? {} : { adminDir: options.adminDir });
   await new Promise<void>((resolve, reject) => {
     app.server.once('error', reject);
     app.server.listen(config.server.port, config.server.host, () => {

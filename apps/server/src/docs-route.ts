@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { AppError } from '@kb/core';
+import { IMMUTABLE, sendStatic, staticBody, type StaticBody } from './static-files.ts';
 
 /**
  * GET /api/v1/docs: the API reference, Swagger UI rendering the service's own OpenAPI document.
@@ -80,42 +79,6 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-interface Body {
-  type: string;
-  raw: Buffer;
-  gzip: Buffer | undefined;
-  etag: string;
-}
-
-/** A file's bytes, their gzip (for text) and their ETag. */
-function body(type: string, raw: Buffer): Body {
-  const etag = `"${createHash('sha256').update(raw).digest('base64url').slice(0, 27)}"`;
-  return { type, raw, gzip: type.startsWith('image/') ? undefined : gzipSync(raw), etag };
-}
-
-function acceptsGzip(req: IncomingMessage): boolean {
-  return /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-}
-
-function send(req: IncomingMessage, res: ServerResponse, file: Body, headers: Record<string, string>): void {
-  const common = { ...headers, ETag: file.etag, Vary: 'Accept-Encoding', 'X-Content-Type-Options': 'nosniff' };
-  const match = req.headers['if-none-match'];
-  if (match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {
-    res.writeHead(304, common);
-    res.end();
-    return;
-  }
-  const gzip = file.gzip && acceptsGzip(req) ? file.gzip : undefined;
-  const bytes = gzip ?? file.raw;
-  res.writeHead(200, {
-    ...common,
-    'Content-Type': file.type,
-    'Content-Length': bytes.length,
-    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
-  });
-  res.end(req.method === 'HEAD' ? undefined : bytes);
-}
-
 export interface DocsRoutes {
   /** The exact path of the page. */
   path: string;
@@ -131,14 +94,14 @@ export interface DocsRoutes {
 export function createDocsRoutes(basePath: string): DocsRoutes {
   const path = `${basePath}/docs`;
   const versioned = `ui-${SWAGGER_UI_VERSION}`;
-  const bodies = new Map<string, Body>();
+  const bodies = new Map<string, StaticBody>();
 
-  function asset(name: string): Body | undefined {
+  function asset(name: string): StaticBody | undefined {
     const known = bodies.get(name);
     if (known) return known;
     const spec = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!spec) return undefined;
-    const loaded = body(spec.type, spec.file ? readFileSync(join(SWAGGER_UI_DIR, spec.file)) : Buffer.from(spec.text!()));
+    const loaded = staticBody(spec.type, spec.file ? readFileSync(join(SWAGGER_UI_DIR, spec.file)) : Buffer.from(spec.text!()));
     bodies.set(name, loaded);
     return loaded;
   }
@@ -148,10 +111,10 @@ export function createDocsRoutes(basePath: string): DocsRoutes {
     prefix: `${path}/`,
     handle(req, res, pathname) {
       if (pathname === path) {
-        const html = bodies.get('') ?? body('text/html; charset=utf-8', Buffer.from(page(`docs/${versioned}`)));
+        const html = bodies.get('') ?? staticBody('text/html; charset=utf-8', Buffer.from(page(`docs/${versioned}`)));
         bodies.set('', html);
         // Revalidated each time (cheap with the ETag): the page names the current assets.
-        send(req, res, html, { 'Cache-Control': 'no-cache', 'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY, 'Referrer-Policy': 'no-referrer' });
+        sendStatic(req, res, html, { 'Cache-Control': 'no-cache', 'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY, 'Referrer-Policy': 'no-referrer' });
         return;
       }
       if (pathname === `${path}/`) {
@@ -165,7 +128,7 @@ export function createDocsRoutes(basePath: string): DocsRoutes {
       const file = version === versioned && name !== undefined && more.length === 0 ? asset(name) : undefined;
       if (!file) throw new AppError('NOT_FOUND', `No route ${req.method} ${pathname}`);
       // The version is in the path: a new bundle gets a new address, so this one never changes.
-      send(req, res, file, { 'Cache-Control': 'public, max-age=31536000, immutable' });
+      sendStatic(req, res, file, { 'Cache-Control': IMMUTABLE });
     },
   };
 }

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
 import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
+import { adminDir as builtAdminDir } from '@kb/admin';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { createAdminRoutes } from './admin-route.ts';
 import { jsonDepth, MAX_JSON_DEPTH, readBody, withholdContinue } from './body.ts';
 import { handleChatRoute } from './chat-route.ts';
 import { createDocsRoutes } from './docs-route.ts';
@@ -111,12 +113,18 @@ function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, fa
   }
 }
 
-export function createHttpApp(services: Services): HttpApp {
+export interface HttpAppOptions {
+  /** The admin console's built files; default @kb/admin's dist folder. */
+  adminDir?: string;
+}
+
+export function createHttpApp(services: Services, options: HttpAppOptions = {}): HttpApp {
   const { config, logger } = services;
   const document = buildOpenApiDocument({ version: SERVICE_VERSION });
   const openApiDocument = JSON.stringify(document);
   const isRestOperation = operationMatcher(document.paths ?? {}, API_BASE_PATH);
   const docs = createDocsRoutes(API_BASE_PATH);
+  const admin = createAdminRoutes({ dir: options.adminDir ?? builtAdminDir, loginEnabled: services.sessions.enabled });
   let shuttingDown = false;
 
   const rest = createOpenApiNodeHttpHandler({
@@ -226,6 +234,9 @@ export function createHttpApp(services: Services): HttpApp {
     // The API reference, rendered in the browser from the document above.
     { methods: ['GET'], path: docs.path, body: 'none', handle: ({ req, res, pathname }) => docs.handle(req, res, pathname) },
     { methods: ['GET'], prefix: docs.prefix, body: 'none', handle: ({ req, res, pathname }) => docs.handle(req, res, pathname) },
+    // The admin console: a single-page app on the API, signed in with the admin session.
+    { methods: ['GET'], path: admin.path, body: 'none', handle: ({ req, res, pathname }) => admin.handle(req, res, pathname) },
+    { methods: ['GET'], prefix: admin.prefix, body: 'none', handle: ({ req, res, pathname }) => admin.handle(req, res, pathname) },
     {
       // The body is the raw spec, in JSON or YAML, up to its own (larger) limit; the procedure
       // gets { spec, format, namespace } (namespace from the query string).

@@ -16,7 +16,7 @@ export interface TestService extends RunningService {
 
 export async function startTestService(
   store: TestStoreKind,
-  options: { redis?: boolean; env?: Record<string, string>; logger?: Logger } = {},
+  options: { redis?: boolean; env?: Record<string, string>; logger?: Logger; adminDir?: string } = {},
 ): Promise<TestService> {
   const testDatabase = await createTestDatabase(store);
   const queuePrefix = options.redis ? (options.env?.KB_QUEUE_PREFIX ?? testQueuePrefix()) : undefined;
@@ -31,6 +31,7 @@ export async function startTestService(
   const service = await startService(config, {
     database: testDatabase.database,
     logger: options.logger ?? createLogger({ level: 'silent' }),
+    ...(options.adminDir === undefined ? {} : { adminDir: options.adminDir }),
   });
   return {
     ...service,

@@ -4,6 +4,8 @@ import type { paths } from './generated/openapi.js';
 import { ChatStream } from './stream.js';
 import { createTransport, type RetryOptions } from './transport.js';
 import type {
+  AdminLogin,
+  AdminLogout,
   ChatAnswer,
   ChatInput,
   ConversationPage,
@@ -43,6 +45,13 @@ export interface KbClientOptions {
   retry?: boolean | RetryOptions;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Whether requests carry cookies, as fetch's `credentials`. The default, `same-origin`, sends
+   * the admin session cookie (`auth.login`) to the service when the page comes from it; a page
+   * from another origin needs `include` (and the service to allow it). Without `apiKey`, the
+   * session is how admin calls are admitted.
+   */
+  credentials?: RequestCredentials;
 }
 
 /** Per-call options. */
@@ -99,9 +108,20 @@ export function createKbClient(options: KbClientOptions) {
     baseUrl: apiBaseUrl(options.baseUrl),
     fetch: createTransport(fetchImpl, options.retry),
     headers: { ...options.headers, ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}) },
+    ...(options.credentials ? { credentials: options.credentials } : {}),
   });
 
   return {
+    auth: {
+      /**
+       * Starts an admin session (KB_ADMIN_PASSWORD): the answer sets an HttpOnly session cookie,
+       * which a browser then sends with every call. 401 for a wrong password, 503 when the
+       * service has no admin password, 429 after 10 attempts a minute.
+       */
+      login: (password: string, call: CallOptions = {}): Promise<AdminLogin> => unwrap(api.POST('/auth/login', { body: { password }, ...call })),
+      /** Ends the admin session and clears its cookie. */
+      logout: (call: CallOptions = {}): Promise<AdminLogout> => unwrap(api.POST('/auth/logout', { body: {}, ...call })),
+    },
     keys: {
       /** Creates a key (admin). The secret is in `key`, this once. */
       create: (input: CreateKeyInput, call: CallOptions = {}): Promise<CreatedKey> => unwrap(api.POST('/keys', { body: input, ...call })),

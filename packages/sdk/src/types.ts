@@ -10,6 +10,9 @@ type Schemas = components['schemas'];
 /** Namespaces the knowledge base is divided into. */
 export type Namespace = RequestBody<operations['ingest-markdown']>['namespace'];
 
+export type AdminLogin = Success<operations['auth-login']>;
+export type AdminLogout = Success<operations['auth-logout']>;
+
 export type CreateKeyInput = RequestBody<operations['keys-create']>;
 export type CreatedKey = Schemas['CreatedApiKey'];
 export type ApiKey = Schemas['ApiKey'];

@@ -73,6 +73,21 @@ describe('requests', () => {
     ]);
   });
 
+  it('signs in and out of an admin session, with the cookie policy asked for', async () => {
+    const seen: Array<{ url: string; body: string; credentials: RequestCredentials; auth: string | null }> = [];
+    const fetch = async (request: Request) => {
+      seen.push({ url: request.url, body: await request.text(), credentials: request.credentials, auth: request.headers.get('authorization') });
+      return Response.json(request.url.endsWith('/login') ? { ok: true, expiresAt: '2026-11-25T09:30:00.000Z' } : { ok: true });
+    };
+    const client = createKbClient({ baseUrl: BASE, fetch: fetch as typeof globalThis.fetch, credentials: 'include' });
+    expect(await client.auth.login('secret')).toEqual({ ok: true, expiresAt: '2026-11-25T09:30:00.000Z' });
+    expect(await client.auth.logout()).toEqual({ ok: true });
+    expect(seen).toEqual([
+      { url: `${API}/auth/login`, body: '{"password":"secret"}', credentials: 'include', auth: null },
+      { url: `${API}/auth/logout`, body: '{}', credentials: 'include', auth: null },
+    ]);
+  });
+
   it('takes the address with or without /api/v1', () => {
     expect(apiBaseUrl('http://kb.test')).toBe(API);
     expect(apiBaseUrl('http://kb.test/')).toBe(API);

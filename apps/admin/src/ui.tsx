@@ -1,0 +1,140 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { describeError } from './api.ts';
+
+/** A failed call, in the service's words. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (error === undefined || error === null) return null;
+  return (
+    <p className="error" role="alert">
+      {describeError(error)}
+    </p>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload(): void;
+}
+
+/**
+ * The result of `load`, run again whenever `deps` change or `reload()` is called. A slower
+ * earlier answer never replaces a newer one.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<unknown>();
+  const [loading, setLoading] = useState(true);
+  const [round, setRound] = useState(0);
+  const latest = useRef(0);
+  useEffect(() => {
+    const id = ++latest.current;
+    setLoading(true);
+    load().then(
+      (value) => {
+        if (id !== latest.current) return;
+        setData(value);
+        setError(undefined);
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (id !== latest.current) return;
+        setError(failure);
+        setLoading(false);
+      },
+    );
+  }, [...deps, round]);
+  const reload = useCallback(() => setRound((n) => n + 1), []);
+  return { data, error, loading, reload };
+}
+
+/** An action's state: running, its failure, and a runner that records both. */
+export function useAction(): { busy: boolean; error: unknown; run<T>(action: () => Promise<T>): Promise<T | undefined>; clear(): void } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const run = useCallback(async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      return await action();
+    } catch (failure) {
+      setError(failure);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clear: useCallback(() => setError(undefined), []) };
+}
+
+/** Previous / next over a list of `total` items, `take` at a time from `skip`. */
+export function Pager({ total, take, skip, onPage }: { total: number; take: number; skip: number; onPage(skip: number): void }) {
+  if (total <= take && skip === 0) return <p className="muted">{total === 1 ? '1 item' : `${total} items`}</p>;
+  const last = Math.min(skip + take, total);
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={skip === 0} onClick={() => onPage(Math.max(0, skip - take))}>
+        ← Previous
+      </button>
+      <span>
+        {total === 0 ? 0 : skip + 1}–{last} of {total}
+      </span>
+      <button type="button" disabled={last >= total} onClick={() => onPage(skip + take)}>
+        Next →
+      </button>
+    </nav>
+  );
+}
+
+/** A button that asks before it acts: the question and the two answers appear in its place. */
+export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabled }: { label: string; question: string; confirmLabel: string; onConfirm(): void; disabled?: boolean }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" className="danger" disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span className="confirm" role="group" aria-label={question}>
+      <span>{question}</span>
+      <button
+        type="button"
+        className="danger"
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirmLabel}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+export function Section({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
+  return (
+    <section className="card">
+      <header className="card-head">
+        <h2>{title}</h2>
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+/** An external link that leaks nothing of the console (no referrer, no opener). */
+export function ExternalLink({ href, children }: { href: string; children: ReactNode }) {
+  if (!/^https?:\/\//i.test(href)) return <>{children}</>;
+  return (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  );
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/**
+ * Static files as the server sends them (the API reference's bundle, the admin console's build):
+ * bytes held in memory with their gzipped copy and an ETag, answered 304 to a matching
+ * If-None-Match, gzipped when the client takes it, with whatever caching and security headers
+ * the caller gives.
+ */
+
+export interface StaticBody {
+  type: string;
+  raw: Buffer;
+  /** The gzipped bytes; none for formats that are compressed already. */
+  gzip: Buffer | undefined;
+  etag: string;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+};
+
+/** The Content-Type of a file by its extension; undefined for one the server does not send. */
+export function contentTypeOf(name: string): string | undefined {
+  return TYPES[extname(name).toLowerCase()];
+}
+
+/** Whether a format gains from gzip (text does; PNG, JPEG, WOFF2 and the like are compressed already). */
+function compressible(type: string): boolean {
+  return type.startsWith('text/') || type === 'application/json' || type === 'image/svg+xml';
+}
+
+/** A file's bytes, their gzip (for text) and their ETag. */
+export function staticBody(type: string, raw: Buffer): StaticBody {
+  const etag = `"${createHash('sha256').update(raw).digest('base64url').slice(0, 27)}"`;
+  return { type, raw, gzip: compressible(type) ? gzipSync(raw) : undefined, etag };
+}
+
+function acceptsGzip(req: IncomingMessage): boolean {
+  return /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+}
+
+/** Sends `file` (200, or 304 when the client holds it already) with `headers`; HEAD gets no body. */
+export function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticBody, headers: Record<string, string>, status = 200): void {
+  const common = { ...headers, ETag: file.etag, Vary: 'Accept-Encoding', 'X-Content-Type-Options': 'nosniff' };
+  const match = req.headers['if-none-match'];
+  if (status === 200 && match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {
+    res.writeHead(304, common);
+    res.end();
+    return;
+  }
+  const gzip = file.gzip && acceptsGzip(req) ? file.gzip : undefined;
+  const bytes = gzip ?? file.raw;
+  res.writeHead(status, {
+    ...common,
+    'Content-Type': file.type,
+    'Content-Length': bytes.length,
+    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+  });
+  res.end(req.method === 'HEAD' ? undefined : bytes);
+}
+
+/** Files whose address carries their version or content hash: a new file gets a new address. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
