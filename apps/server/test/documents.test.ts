@@ -154,6 +154,18 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
     }
   });
 
+  it('deletes with a folder only while the document records that folder (a prune never deletes what another folder took over)', async () => {
+    const page = { title: 'Shared', slug: 'shared.md', namespace: 'user_docs', content: '# Shared\n\nThe otter manual.' };
+    const { documentId } = await ingest({ ...page, folder: '/srv/old' });
+    // A run over another folder writes the same document meanwhile.
+    await ingest({ ...page, content: '# Shared\n\nThe otter manual, revised.', folder: '/srv/new' });
+    const kept = await service.api(`/api/v1/documents/${documentId}?folder=${encodeURIComponent('/srv/old')}`, { method: 'DELETE', key: admin });
+    expect(kept.status).toBe(404);
+    expect((await service.api(`/api/v1/documents/${documentId}`, { key: admin })).status).toBe(200);
+    const deleted = await service.api(`/api/v1/documents/${documentId}?folder=${encodeURIComponent('/srv/new')}`, { method: 'DELETE', key: admin });
+    expect(await json(deleted)).toEqual({ deleted: true, id: documentId });
+  });
+
   it('records the folder a folder sync read a document from, even when the document is unchanged', async () => {
     const page = { title: 'Synced', slug: 'synced.md', namespace: 'user_docs', content: '# Synced\n\nFrom a folder.' };
     const first = await ingest(page);

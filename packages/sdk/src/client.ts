@@ -190,9 +190,12 @@ export function createKbClient(options: KbClientOptions) {
         unwrap(api.GET('/documents', { params: { query }, ...call })),
       /** A document with its Markdown and its chunks in order (admin): 404 when there is no such document. */
       get: (id: string, call: CallOptions = {}): Promise<DocumentDetail> => unwrap(api.GET('/documents/{id}', { params: { path: { id } }, ...call })),
-      /** Deletes a document and its chunks (admin): 404 when there is no such document. */
-      delete: (id: string, call: CallOptions = {}): Promise<DeletedDocument> =>
-        unwrap(api.DELETE('/documents/{id}', { params: { path: { id } }, ...call })),
+      /**
+       * Deletes a document and its chunks (admin): 404 when there is no such document, or, with
+       * `folder`, when it no longer records that folder.
+       */
+      delete: (id: string, { folder, ...call }: CallOptions & { folder?: string } = {}): Promise<DeletedDocument> =>
+        unwrap(api.DELETE('/documents/{id}', { params: { path: { id }, query: folder === undefined ? {} : { folder } }, ...call })),
     },
     insights: {
       /** The weakest recent searches and chat questions, repeats grouped (admin). */

@@ -56,6 +56,7 @@ describe('requests', () => {
     await client.documents.list({ namespace: 'user_docs', q: 'menus', limit: 2 });
     await client.documents.get('d/1');
     await client.documents.delete('d1');
+    await client.documents.delete('d2', { folder: '/srv/docs' });
     await client.insights.gaps({ kind: 'chat', maxScore: 0.3 });
     await client.ingest.openapi('openapi: 3.0.3\n', { namespace: 'tech_docs' });
     await client.ingest.openapi({ openapi: '3.0.3' });
@@ -67,6 +68,7 @@ describe('requests', () => {
       { method: 'GET', url: `${API}/documents?namespace=user_docs&q=menus&limit=2`, auth: 'Bearer kb_test', type: null, body: '' },
       { method: 'GET', url: `${API}/documents/d%2F1`, auth: 'Bearer kb_test', type: null, body: '' },
       { method: 'DELETE', url: `${API}/documents/d1`, auth: 'Bearer kb_test', type: null, body: '' },
+      { method: 'DELETE', url: `${API}/documents/d2?folder=%2Fsrv%2Fdocs`, auth: 'Bearer kb_test', type: null, body: '' },
       { method: 'GET', url: `${API}/insights/gaps?kind=chat&maxScore=0.3`, auth: 'Bearer kb_test', type: null, body: '' },
       { method: 'POST', url: `${API}/ingest/openapi?namespace=tech_docs`, auth: 'Bearer kb_test', type: 'application/yaml', body: 'openapi: 3.0.3\n' },
       { method: 'POST', url: `${API}/ingest/openapi`, auth: 'Bearer kb_test', type: 'application/json', body: '{"openapi":"3.0.3"}' },

@@ -184,7 +184,8 @@ function apiPruner(apiUrl: string, apiKey: string, folder: string): Pruner {
       }
     },
     async remove(id) {
-      const { res, body } = await callApi(apiUrl, apiKey, `/api/v1/documents/${encodeURIComponent(id)}`, { method: 'DELETE' });
+      const query = new URLSearchParams({ folder });
+      const { res, body } = await callApi(apiUrl, apiKey, `/api/v1/documents/${encodeURIComponent(id)}?${query}`, { method: 'DELETE' });
       if (res.status === 404) return false;
       if (!res.ok) throw new Error(apiFailure(res, body as ApiBody));
       return true;
@@ -197,7 +198,7 @@ function storePruner(documents: DocumentsService, folder: string): Pruner {
     recorded: () => documents.inFolder(folder),
     async remove(id) {
       try {
-        await documents.delete(id);
+        await documents.delete(id, { folder });
         return true;
       } catch (error) {
         if ((error as { code?: string }).code === 'NOT_FOUND') return false;

@@ -84,9 +84,13 @@ export class DocumentsService {
     return { ...toView(found), content: found.content, chunks: found.chunks };
   }
 
-  /** Deletes the document and its chunks in one transaction; 404 when there is no such document. */
-  async delete(id: string): Promise<{ deleted: true; id: string }> {
-    const deleted = isUuid(id) ? await this.repository.delete(id) : undefined;
+  /**
+   * Deletes the document and its chunks in one transaction; 404 when there is no such document,
+   * or, with `folder`, when it no longer records that folder (a run over another folder took it
+   * over since it was listed: `kb ingest-folder --prune` must not delete it then).
+   */
+  async delete(id: string, options: { folder?: string } = {}): Promise<{ deleted: true; id: string }> {
+    const deleted = isUuid(id) ? await this.repository.delete(id, options) : undefined;
     if (!deleted) throw notFound();
     this.logger.info({ documentId: id, namespace: deleted.namespace, slug: deleted.slug }, 'document deleted');
     return { deleted: true, id };

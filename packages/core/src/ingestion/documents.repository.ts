@@ -210,14 +210,16 @@ export class DocumentsRepository {
    * version is deleted) or starts after (and writes a new document). False when there is no such
    * document (any more).
    */
-  delete(id: string): Promise<DocumentRecord | undefined> {
+  delete(id: string, options: { folder?: string } = {}): Promise<DocumentRecord | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const found = await trx.selectFrom('documents').select(['namespace', 'slug']).where('id', '=', id).executeTakeFirst();
       if (!found) return undefined;
       await sql`select pg_advisory_xact_lock(${documentLockKey(found.namespace, found.slug)}::bigint)`.execute(trx);
-      await trx.deleteFrom('chunks').where('document_id', '=', id).execute();
-      await trx.deleteFrom('parent_chunks').where('document_id', '=', id).execute();
-      const deleted = await trx.deleteFrom('documents').where('id', '=', id).returning(RECORD_COLUMNS).executeTakeFirst();
+      // Under the lock: an ingest that took the document over for another folder has committed.
+      // Its chunks and sections go with it (the schema cascades).
+      let query = trx.deleteFrom('documents').where('id', '=', id);
+      if (options.folder !== undefined) query = query.where('folder', '=', options.folder);
+      const deleted = await query.returning(RECORD_COLUMNS).executeTakeFirst();
       return deleted ? toRecord(deleted) : undefined;
     });
   }

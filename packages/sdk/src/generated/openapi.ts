@@ -1921,7 +1921,9 @@ export interface operations {
     };
     "documents-delete": {
         parameters: {
-            query?: never;
+            query?: {
+                folder?: string;
+            };
             header?: never;
             path: {
                 /** @example 7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48 */
