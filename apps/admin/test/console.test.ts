@@ -339,6 +339,24 @@ describe('the admin console in Chromium', () => {
     await snap('15-knowledge-gaps');
   });
 
+  it('shows a section that cannot render an answer as an error in place, never a blank page', async () => {
+    // An answer of another shape than the console knows (a server of another version): a job without its progress.
+    await page.route('**/api/v1/ingest/jobs', (route) =>
+      route.fulfill({ json: { jobs: [{ id: '00000000-0000-4000-8000-000000000000', type: 'wiki', status: 'running', payload: {}, attempts: 1, createdAt: new Date().toISOString() }] } }),
+    );
+    try {
+      await open('Ingestion');
+      await expect.poll(() => page.locator('main').getByRole('alert').first().textContent()).toContain('This section could not be shown');
+      // The menu is still there, and the other sections work.
+      await open('Knowledge gaps');
+      await page.locator('table.gaps').waitFor();
+    } finally {
+      await page.unroute('**/api/v1/ingest/jobs');
+    }
+    // React and the console log the failure; it was provoked.
+    problems.splice(0, problems.length, ...problems.filter((problem) => !/progress|section failed to render|error occurred in/i.test(problem)));
+  });
+
   it('sends an ended session back to sign-in, and signs out', async () => {
     // The session ends on the server's side (here: its cookie is gone): the next call gets 401.
     await context.clearCookies();
