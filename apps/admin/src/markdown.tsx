@@ -13,9 +13,9 @@ export function Markdown({ text }: { text: string }) {
 /**
  * Inline tokens, the first found winning: a backslash escape (`\*` is a literal asterisk, as the
  * service writes titles holding `_`, `*`, `[` or `<`), code, bold, italics, a link (its text may
- * hold escaped brackets).
+ * hold escaped brackets). Underscores inside a word (KB_ADMIN_PASSWORD, rate_limit) are not italics.
  */
-const INLINE = /(\\[!-/:-@[-`{-~])|(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\s][^*\n]*\*|_[^_\s][^_\n]*_)|\[((?:\\.|[^\]\\\n])+)\]\(([^)\s]+)\)/g;
+const INLINE = /(\\[!-/:-@[-`{-~])|(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\s][^*\n]*\*|(?<![\p{L}\p{N}_\\])_[^_\s][^_\n]*_(?![\p{L}\p{N}_]))|\[((?:\\.|[^\]\\\n])+)\]\(([^)\s]+)\)/gu;
 
 function inline(text: string): ReactNode[] {
   const out: ReactNode[] = [];

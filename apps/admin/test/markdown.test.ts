@@ -40,4 +40,11 @@ describe('the Markdown of answers and FAQs', () => {
     // Inside code a backslash is itself.
     expect(html('`C:\\_dir`')).toBe('<div class="markdown"><p><code>C:\\_dir</code></p></div>');
   });
+
+  it('keeps underscores inside words (environment variables, snake_case names) as they are', () => {
+    expect(html('Set KB_ADMIN_PASSWORD and rate_limit_rpm, then _restart_ it.')).toBe(
+      '<div class="markdown"><p>Set KB_ADMIN_PASSWORD and rate_limit_rpm, then <em>restart</em> it.</p></div>',
+    );
+    expect(html('**API_KEY_ROTATION** and __init__')).toBe('<div class="markdown"><p><strong>API_KEY_ROTATION</strong> and __init__</p></div>');
+  });
 });
