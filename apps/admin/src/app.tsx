@@ -6,7 +6,7 @@ import { IngestPage } from './pages/ingest.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { KnowledgePage } from './pages/knowledge.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
-import { ErrorNote, useAction } from './ui.tsx';
+import { ErrorNote, SectionBoundary, useAction } from './ui.tsx';
 
 const BASE = '/admin/';
 
@@ -133,7 +133,7 @@ export function App() {
       </header>
       <main key={page}>
         <h1>{current.title}</h1>
-        {current.render({ sub: place.sub, navigate: (sub) => go(page, sub) })}
+        <SectionBoundary key={place.sub}>{current.render({ sub: place.sub, navigate: (sub) => go(page, sub) })}</SectionBoundary>
       </main>
     </div>
   );

@@ -10,7 +10,12 @@ export function Markdown({ text }: { text: string }) {
   return <div className="markdown">{blocks(text)}</div>;
 }
 
-const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\s][^*\n]*\*|_[^_\s][^_\n]*_)|(\[[^\]\n]+\]\([^)\s]+\))/g;
+/**
+ * Inline tokens, the first found winning: a backslash escape (`\*` is a literal asterisk, as the
+ * service writes titles holding `_`, `*`, `[` or `<`), code, bold, italics, a link (its text may
+ * hold escaped brackets). Underscores inside a word (KB_ADMIN_PASSWORD, rate_limit) are not italics.
+ */
+const INLINE = /(\\[!-/:-@[-`{-~])|(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\s][^*\n]*\*|(?<![\p{L}\p{N}_\\])_[^_\s][^_\n]*_(?![\p{L}\p{N}_]))|\[((?:\\.|[^\]\\\n])+)\]\(([^)\s]+)\)/gu;
 
 function inline(text: string): ReactNode[] {
   const out: ReactNode[] = [];
@@ -20,14 +25,14 @@ function inline(text: string): ReactNode[] {
     if (index > last) out.push(text.slice(last, index));
     const [token] = match;
     const key = `${index}`;
-    if (match[1]) out.push(<code key={key}>{token.slice(1, -1)}</code>);
-    else if (match[2]) out.push(<strong key={key}>{inline(token.slice(2, -2))}</strong>);
-    else if (match[3]) out.push(<em key={key}>{inline(token.slice(1, -1))}</em>);
+    if (match[1]) out.push(token.slice(1));
+    else if (match[2]) out.push(<code key={key}>{token.slice(1, -1)}</code>);
+    else if (match[3]) out.push(<strong key={key}>{inline(token.slice(2, -2))}</strong>);
+    else if (match[4]) out.push(<em key={key}>{inline(token.slice(1, -1))}</em>);
     else {
-      const split = token.indexOf('](');
       out.push(
-        <ExternalLink key={key} href={token.slice(split + 2, -1)}>
-          {inline(token.slice(1, split))}
+        <ExternalLink key={key} href={match[6]!}>
+          {inline(match[5]!)}
         </ExternalLink>,
       );
     }

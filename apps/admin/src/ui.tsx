@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Component, useCallback, useEffect, useRef, useState, type ErrorInfo, type ReactNode } from 'react';
 import { describeError } from './api.ts';
 
 /** A failed call, in the service's words. */
@@ -137,4 +137,31 @@ export function ExternalLink({ href, children }: { href: string; children: React
       {children}
     </a>
   );
+}
+
+/**
+ * A section that failed to render (an answer of a shape it did not expect, a bug) shows why, in
+ * place, instead of React unmounting the whole page: the menu stays, and another section (or a
+ * reload) works.
+ */
+export class SectionBoundary extends Component<{ children: ReactNode }, { error: unknown }> {
+  override state: { error: unknown } = { error: undefined };
+
+  static getDerivedStateFromError(error: unknown): { error: unknown } {
+    return { error };
+  }
+
+  override componentDidCatch(error: unknown, info: ErrorInfo): void {
+    console.error('The section failed to render', error, info.componentStack);
+  }
+
+  override render(): ReactNode {
+    if (this.state.error === undefined) return this.props.children;
+    return (
+      <div className="error" role="alert">
+        <p>This section could not be shown: {describeError(this.state.error)}</p>
+        <p>Reload the page to try again; the other sections still work.</p>
+      </div>
+    );
+  }
 }

@@ -259,6 +259,16 @@ describe('the admin console in Chromium', () => {
   it('starts a wiki import and follows its progress to the end', async () => {
     await open('Ingestion');
     const form = page.locator('section', { has: page.getByRole('heading', { name: 'Import a wiki space' }) });
+    // One refresh of the jobs list fails part-way (a restart, a proxy's blip): the list says so and goes on updating.
+    let listings = 0;
+    let refused = false;
+    await page.route('**/api/v1/ingest/jobs', async (route) => {
+      if (++listings === 2) {
+        refused = true;
+        return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ message: 'The service is restarting', code: 'SERVICE_UNAVAILABLE' }) });
+      }
+      return route.continue();
+    });
     await form.getByLabel('Space key').fill('OPS');
     await form.getByRole('button', { name: 'Start import' }).click();
     await expect.poll(() => form.getByRole('status').textContent()).toContain('queued');
@@ -281,6 +291,11 @@ describe('the admin console in Chromium', () => {
       )
       .toBe('done');
     expect([...seen].some((text) => /running/.test(text) && /\d+\/\d+ pages/.test(text))).toBe(true);
+    expect(refused).toBe(true);
+    await page.unroute('**/api/v1/ingest/jobs');
+    expect(await page.locator('section', { has: page.getByRole('heading', { name: 'Jobs' }) }).getByText('The service is restarting').count()).toBe(0);
+    // Chromium logs the refused listing; it was asked for.
+    problems.splice(0, problems.length, ...problems.filter((problem) => !problem.includes('status of 503')));
     expect(await row.textContent()).toContain(`${WIKI_PAGES}/${WIKI_PAGES} pages: ${WIKI_PAGES} written`);
 
     // A job that fails shows why.
@@ -322,6 +337,24 @@ describe('the admin console in Chromium', () => {
     await page.locator('table.gaps').waitFor();
     expect(await page.locator('table.gaps').textContent()).toContain('quarterly invoice export to spreadsheets');
     await snap('15-knowledge-gaps');
+  });
+
+  it('shows a section that cannot render an answer as an error in place, never a blank page', async () => {
+    // An answer of another shape than the console knows (a server of another version): a job without its progress.
+    await page.route('**/api/v1/ingest/jobs', (route) =>
+      route.fulfill({ json: { jobs: [{ id: '00000000-0000-4000-8000-000000000000', type: 'wiki', status: 'running', payload: {}, attempts: 1, createdAt: new Date().toISOString() }] } }),
+    );
+    try {
+      await open('Ingestion');
+      await expect.poll(() => page.locator('main').getByRole('alert').first().textContent()).toContain('This section could not be shown');
+      // The menu is still there, and the other sections work.
+      await open('Knowledge gaps');
+      await page.locator('table.gaps').waitFor();
+    } finally {
+      await page.unroute('**/api/v1/ingest/jobs');
+    }
+    // React and the console log the failure; it was provoked.
+    problems.splice(0, problems.length, ...problems.filter((problem) => !/progress|section failed to render|error occurred in/i.test(problem)));
   });
 
   it('sends an ended session back to sign-in, and signs out', async () => {

@@ -53,15 +53,37 @@ export function staticBody(type: string, raw: Buffer): StaticBody {
   return { type, raw, gzip: compressible(type) ? gzipSync(raw) : undefined, etag };
 }
 
+/**
+ * Whether the client takes gzip: named in Accept-Encoding (or `*`) with a weight above 0, so
+ * `gzip;q=0` (refused) gets the plain bytes.
+ */
 function acceptsGzip(req: IncomingMessage): boolean {
-  return /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  let gzip: boolean | undefined;
+  let any = false;
+  for (const entry of String(req.headers['accept-encoding'] ?? '').split(',')) {
+    const [name = '', ...params] = entry.trim().toLowerCase().split(';');
+    const weight = params.map((param) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    const accepted = weight === undefined || Number(weight) > 0;
+    const coding = name.trim();
+    if (coding === 'gzip' || coding === 'x-gzip') gzip = accepted;
+    else if (coding === '*') any = accepted;
+  }
+  return gzip ?? any;
+}
+
+/** Whether If-None-Match names the file's current ETag (weakly compared, as for GET), or is `*`. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
 }
 
 /** Sends `file` (200, or 304 when the client holds it already) with `headers`; HEAD gets no body. */
 export function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticBody, headers: Record<string, string>, status = 200): void {
   const common = { ...headers, ETag: file.etag, Vary: 'Accept-Encoding', 'X-Content-Type-Options': 'nosniff' };
-  const match = req.headers['if-none-match'];
-  if (status === 200 && match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {
+  if (status === 200 && matches(req.headers['if-none-match'], file.etag)) {
     res.writeHead(304, common);
     res.end();
     return;

@@ -87,6 +87,19 @@ describe('GET /admin, the built console', () => {
       const again = await raw(`${service.url}${path}`, { 'if-none-match': String(plain.headers.etag) });
       expect(again.status).toBe(304);
       expect(again.body.length).toBe(0);
+      // gzip refused (q=0), alone or against any other coding: the plain bytes.
+      for (const refusing of ['gzip;q=0', 'br, gzip; q=0', '*, gzip;q=0', 'identity']) {
+        const unzipped = await raw(`${service.url}${path}`, { 'accept-encoding': refusing });
+        expect(unzipped.headers['content-encoding'], refusing).toBeUndefined();
+        expect(unzipped.body.equals(plain.body), refusing).toBe(true);
+      }
+      for (const taking of ['gzip;q=0.5, br', 'deflate, *', 'GZIP']) {
+        expect((await raw(`${service.url}${path}`, { 'accept-encoding': taking })).headers['content-encoding'], taking).toBe('gzip');
+      }
+      // "*" matches any current representation.
+      expect((await raw(`${service.url}${path}`, { 'if-none-match': '*' })).status).toBe(304);
+      expect((await raw(`${service.url}${path}`, { 'if-none-match': '"other", W/' + String(plain.headers.etag) })).status).toBe(304);
+      expect((await raw(`${service.url}${path}`, { 'if-none-match': '"other"' })).status).toBe(200);
     }
     const icon = await raw(`${service.url}/admin/favicon.svg`);
     expect(icon.status).toBe(200);

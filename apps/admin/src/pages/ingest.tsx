@@ -211,9 +211,10 @@ function Jobs({ round }: { round: number }) {
 
   useEffect(() => {
     if (!active) return;
+    // After each answer, a failed one included: a refresh that fails is tried again, not the end of the updates.
     const timer = setTimeout(() => setTick((n) => n + 1), JOBS_POLL_MS);
     return () => clearTimeout(timer);
-  }, [active, jobs.data]);
+  }, [active, jobs.data, jobs.error]);
 
   const list = jobs.data?.jobs ?? [];
   return (
