@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { generateSpace, startFakeConfluence, type FakeConfluence } from '@kb/core/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, launchBrowser, SCREENSHOTS, startServer, type RunningServer } from './harness.ts';
+import { ADMIN_PASSWORD, chromiumAvailable, launchBrowser, SCREENSHOTS, startServer, type RunningServer } from './harness.ts';
 
 /**
  * The console end to end: the real server (its own process, embedded store, built-in embedder
@@ -27,7 +27,7 @@ Open the admin console, create a key with the same limits, and copy its secret o
 Revoke the old key from the keys list once no request uses it any more.
 `;
 
-describe('the admin console in Chromium', () => {
+describe.runIf(chromiumAvailable())('the admin console in Chromium', () => {
   let server: RunningServer;
   let confluence: FakeConfluence;
   let browser: Browser;

@@ -18,6 +18,18 @@ export const ADMIN_PASSWORD = 'console-test-password';
 /** Debian's chromium by default; KB_CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM_PATH = process.env.KB_CHROMIUM_PATH || '/usr/bin/chromium';
 
+/**
+ * Whether the browser tests can run. Like the PostgreSQL and Redis suites, they are skipped with
+ * a warning on a machine without Chromium, except in CI, which must have it (.ci/run installs it).
+ */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true;
+  const hint = `install Debian's chromium package (apt-get install chromium) or set KB_CHROMIUM_PATH`;
+  if (process.env.CI === 'true') throw new Error(`Chromium is required in CI but there is none at ${CHROMIUM_PATH}: ${hint}`);
+  console.warn(`No Chromium at ${CHROMIUM_PATH}: the admin console's browser tests are skipped (${hint}).`);
+  return false;
+}
+
 export interface RunningServer {
   url: string;
   stop(): Promise<void>;
