@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { KbError } from '@kb/sdk';
 import { kb, loginConfigured, SESSION_ENDED } from './api.ts';
 import { ConversationsPage } from './pages/conversations.tsx';
 import { GapsPage } from './pages/gaps.tsx';
@@ -51,6 +52,8 @@ type Session = 'checking' | 'signed-in' | 'signed-out';
 export function App() {
   const [session, setSession] = useState<Session>('checking');
   const [ended, setEnded] = useState(false);
+  /** Why the first check failed, when it was not a 401 (the service down, an error): shown on the sign-in form. */
+  const [checkError, setCheckError] = useState<unknown>(undefined);
   const [place, setPlace] = useState<Place>(placeFromLocation);
   const { page } = place;
 
@@ -58,7 +61,10 @@ export function App() {
     // Whether the browser holds a live session: an admin call answers 200 or 401.
     kb.keys.list().then(
       () => setSession('signed-in'),
-      () => setSession('signed-out'),
+      (error: unknown) => {
+        if (!(error instanceof KbError && error.status === 401)) setCheckError(error);
+        setSession('signed-out');
+      },
     );
     const onEnded = () => {
       setSession((current) => {
@@ -92,8 +98,10 @@ export function App() {
     return (
       <SignIn
         ended={ended}
+        checkError={checkError}
         onSignedIn={() => {
           setEnded(false);
+          setCheckError(undefined);
           setSession('signed-in');
         }}
       />
@@ -151,7 +159,7 @@ function SignOut({ onSignedOut }: { onSignedOut(): void }) {
   );
 }
 
-function SignIn({ ended, onSignedIn }: { ended: boolean; onSignedIn(): void }) {
+function SignIn({ ended, checkError, onSignedIn }: { ended: boolean; checkError: unknown; onSignedIn(): void }) {
   const [password, setPassword] = useState('');
   const action = useAction();
   const configured = loginConfigured();
@@ -195,7 +203,7 @@ function SignIn({ ended, onSignedIn }: { ended: boolean; onSignedIn(): void }) {
           <button type="submit" className="primary" disabled={action.busy || password === ''}>
             {action.busy ? 'Signing in…' : 'Sign in'}
           </button>
-          <ErrorNote error={action.error} />
+          <ErrorNote error={action.error ?? checkError} />
           <p className="muted">The password is the server's KB_ADMIN_PASSWORD. The session is kept in an HttpOnly cookie.</p>
         </form>
       )}

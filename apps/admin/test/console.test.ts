@@ -373,4 +373,19 @@ describe.runIf(chromiumAvailable())('the admin console in Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(problems).toEqual([]);
   });
+
+  it('says why on the sign-in form when the service fails the first check for another reason than a session', async () => {
+    await page.route('**/api/v1/keys', (route) =>
+      route.fulfill({ status: 503, json: { message: 'The database is unavailable; try again later.', code: 'SERVICE_UNAVAILABLE' } }),
+    );
+    try {
+      await page.goto('/admin/');
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('The database is unavailable; try again later. [503 SERVICE_UNAVAILABLE]');
+    } finally {
+      await page.unroute('**/api/v1/keys');
+    }
+    // Chromium logs the provoked 503 as a failed load.
+    expect(problems.filter((problem) => !/status of 503/.test(problem))).toEqual([]);
+  });
 });
