@@ -1,5 +1,5 @@
 import { Component, useCallback, useEffect, useRef, useState, type ErrorInfo, type ReactNode } from 'react';
-import { describeError } from './api.ts';
+import { describeError, NAMESPACES, type Namespace } from './api.ts';
 
 /** A failed call, in the service's words. */
 export function ErrorNote({ error }: { error: unknown }) {
@@ -114,6 +114,21 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabl
         Cancel
       </button>
     </span>
+  );
+}
+
+/** A namespace picker; `all` adds an empty choice meaning every namespace (a filter). */
+export function NamespaceSelect<V extends Namespace | ''>({ value, onChange, all = false }: { value: V; onChange(value: NoInfer<V>): void; all?: boolean }) {
+  return (
+    <label>
+      Namespace
+      <select name="namespace" value={value} onChange={(event) => onChange(event.target.value as V)}>
+        {all && <option value="">all</option>}
+        {NAMESPACES.map((name) => (
+          <option key={name}>{name}</option>
+        ))}
+      </select>
+    </label>
   );
 }
 

@@ -1,8 +1,8 @@
 import type { Conversation } from '@kb/sdk';
 import { useState, type FormEvent } from 'react';
-import { formatDate, kb, NAMESPACES, type Namespace } from '../api.ts';
+import { formatDate, kb, type Namespace } from '../api.ts';
 import { Markdown } from '../markdown.tsx';
-import { ErrorNote, ExternalLink, Pager, Section, useLoad } from '../ui.tsx';
+import { ErrorNote, ExternalLink, NamespaceSelect, Pager, Section, useLoad } from '../ui.tsx';
 
 const PAGE_SIZE = 10;
 
@@ -35,15 +35,7 @@ export function ConversationsPage() {
   return (
     <Section title="Stored conversations">
       <form className="row-form" onSubmit={apply}>
-        <label>
-          Namespace
-          <select name="namespace" value={namespace} onChange={(event) => setNamespace(event.target.value as Namespace | '')}>
-            <option value="">all</option>
-            {NAMESPACES.map((name) => (
-              <option key={name}>{name}</option>
-            ))}
-          </select>
-        </label>
+        <NamespaceSelect value={namespace} onChange={setNamespace} all />
         <label>
           Language
           <input name="language" value={language} onChange={(event) => setLanguage(event.target.value)} placeholder="any (en, fr, …)" className="narrow" />

@@ -1,24 +1,11 @@
 import type { Job } from '@kb/sdk';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { formatDate, kb, NAMESPACES, type Namespace } from '../api.ts';
-import { ErrorNote, Pager, Section, useAction, useLoad } from '../ui.tsx';
+import { formatDate, kb, type Namespace } from '../api.ts';
+import { ErrorNote, NamespaceSelect, Pager, Section, useAction, useLoad } from '../ui.tsx';
 
 /** How often the jobs list is fetched again while a job is pending or running. */
 const JOBS_POLL_MS = 1_500;
 const JOBS_PAGE = 10;
-
-function NamespaceSelect({ value, onChange }: { value: Namespace; onChange(value: Namespace): void }) {
-  return (
-    <label>
-      Namespace
-      <select name="namespace" value={value} onChange={(event) => onChange(event.target.value as Namespace)}>
-        {NAMESPACES.map((name) => (
-          <option key={name}>{name}</option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 function Outcome({ children }: { children: ReactNode }) {
   return (

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { SubRoute } from '../app.tsx';
 import { formatDate, kb, NAMESPACES, type Namespace } from '../api.ts';
-import { ConfirmButton, ErrorNote, ExternalLink, Pager, Section, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, ExternalLink, NamespaceSelect, Pager, Section, useAction, useLoad } from '../ui.tsx';
 
 const PAGE_SIZE = 20;
 /** Chunk counts are summed over the document list; past this many documents a namespace shows "at least". */
@@ -90,15 +90,7 @@ function Overview({ onOpen }: { onOpen(id: string): void }) {
       </Section>
       <Section title="Documents">
         <form className="row-form" onSubmit={apply}>
-          <label>
-            Namespace
-            <select name="namespace" value={namespace} onChange={(event) => setNamespace(event.target.value as Namespace | '')}>
-              <option value="">all</option>
-              {NAMESPACES.map((name) => (
-                <option key={name}>{name}</option>
-              ))}
-            </select>
-          </label>
+          <NamespaceSelect value={namespace} onChange={setNamespace} all />
           <label>
             Title or slug contains
             <input name="q" type="search" value={query} onChange={(event) => setQuery(event.target.value)} />
