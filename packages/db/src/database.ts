@@ -31,6 +31,8 @@ export interface DatabaseOptions {
   embeddingDimension?: number;
   /** New chunks a bulk load must expect to set the embedded store's index aside (tests lower it). */
   bulkLoadMinChunks?: number;
+  /** How often the embedded store looks for tables to vacuum (tests shorten it; see embedded-vacuum.ts). */
+  embeddedVacuumIntervalMs?: number;
 }
 
 export const DEFAULT_EMBEDDING_DIMENSION = 1024;
@@ -209,7 +211,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
     await queryable.query('select set_config($1, $2, false)', [name, value]);
   }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable) });
-  const vacuum = new EmbeddedVacuum(db);
+  const vacuum = new EmbeddedVacuum(db, undefined, options.embeddedVacuumIntervalMs);
   const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await vacuum.stop();
     await db.destroy();

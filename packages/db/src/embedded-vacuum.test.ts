@@ -42,9 +42,9 @@ describe('EmbeddedVacuum (autovacuum for the embedded store)', () => {
   });
 
   it('the embedded store runs it on its own', async () => {
-    database = await createDatabase({ kind: 'pglite-memory' });
+    database = await createDatabase({ kind: 'pglite-memory' }, { embeddedVacuumIntervalMs: 200 });
     await sql`create table grown (id int, body text)`.execute(database.db);
     await sql`insert into grown select g, repeat('x', 200) from generate_series(1, 5000) g`.execute(database.db);
-    await vi.waitFor(async () => expect((await pages('grown')).analysed).toBe(true), { timeout: 30_000, interval: 250 });
-  }, 40_000);
+    await vi.waitFor(async () => expect((await pages('grown')).analysed).toBe(true), { timeout: 20_000, interval: 100 });
+  });
 });

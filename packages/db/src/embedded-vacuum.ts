@@ -25,7 +25,7 @@ export class EmbeddedVacuum {
     private readonly db: Kysely<DB>,
     /** A failed round (the store closing under it) is tried again at the next one. */
     private readonly onError: (error: unknown) => void = () => undefined,
-    intervalMs = EMBEDDED_VACUUM_INTERVAL_MS,
+    intervalMs: number = EMBEDDED_VACUUM_INTERVAL_MS,
   ) {
     this.timer = setInterval(() => void this.run(), intervalMs);
     this.timer.unref();
