@@ -37,7 +37,11 @@ interface Place {
 function placeFromLocation(): Place {
   const [name, ...rest] = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length).split('/') : [];
   const page = PAGES.find((candidate) => candidate.path === name)?.path;
-  if (!page) return { page: 'keys', sub: '' };
+  if (!page) {
+    // An unknown section: the first one, under its own address rather than the unknown one.
+    if (name) window.history.replaceState(null, '', `${BASE}keys`);
+    return { page: 'keys', sub: '' };
+  }
   let sub = rest.join('/');
   try {
     sub = decodeURIComponent(sub);

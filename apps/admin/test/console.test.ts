@@ -339,6 +339,12 @@ describe.runIf(chromiumAvailable())('the admin console in Chromium', () => {
     await snap('15-knowledge-gaps');
   });
 
+  it('shows the first section under its own address for an address that names no section', async () => {
+    await page.goto('/admin/nonsense');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/admin/keys');
+  });
+
   it('shows a section that cannot render an answer as an error in place, never a blank page', async () => {
     // An answer of another shape than the console knows (a server of another version): a job without its progress.
     await page.route('**/api/v1/ingest/jobs', (route) =>
