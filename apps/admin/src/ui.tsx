@@ -49,6 +49,22 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   return { data, error, loading, reload };
 }
 
+/** A list the service pages, filtered from a form: `apply` sets new filters and goes back to the first page. */
+export function usePaged<F, T>(
+  initial: F,
+  load: (filters: F, page: { limit: number; offset: number }) => Promise<T>,
+  pageSize: number,
+): { result: Loaded<T>; setSkip(skip: number): void; apply(filters: F): void } {
+  const [filters, setFilters] = useState(initial);
+  const [skip, setSkip] = useState(0);
+  const result = useLoad(() => load(filters, { limit: pageSize, offset: skip }), [filters, skip]);
+  const apply = useCallback((next: F) => {
+    setSkip(0);
+    setFilters(next);
+  }, []);
+  return { result, setSkip, apply };
+}
+
 /** An action's state: running, its failure, and a runner that records both. */
 export function useAction(): { busy: boolean; error: unknown; run<T>(action: () => Promise<T>): Promise<T | undefined>; clear(): void } {
   const [busy, setBusy] = useState(false);

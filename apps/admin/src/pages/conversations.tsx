@@ -2,32 +2,33 @@ import type { Conversation } from '@kb/sdk';
 import { useState, type FormEvent } from 'react';
 import { formatDate, kb, type Namespace } from '../api.ts';
 import { Markdown } from '../markdown.tsx';
-import { ErrorNote, ExternalLink, NamespaceSelect, Pager, Section, useLoad } from '../ui.tsx';
+import { ErrorNote, ExternalLink, NamespaceSelect, Pager, Section, usePaged } from '../ui.tsx';
 
 const PAGE_SIZE = 10;
 
 export function ConversationsPage() {
   const [namespace, setNamespace] = useState<Namespace | ''>('');
   const [language, setLanguage] = useState('');
-  const [filters, setFilters] = useState<{ source: Namespace | ''; language: string }>({ source: '', language: '' });
-  const [skip, setSkip] = useState(0);
   const [open, setOpen] = useState<Conversation>();
-  const page = useLoad(
-    () =>
+  const {
+    result: page,
+    setSkip,
+    apply: applyFilters,
+  } = usePaged(
+    { source: '' as Namespace | '', language: '' },
+    (filters, paging) =>
       kb.conversations.list({
         ...(filters.source ? { source: filters.source } : {}),
         ...(filters.language ? { language: filters.language } : {}),
-        limit: PAGE_SIZE,
-        offset: skip,
+        ...paging,
       }),
-    [filters, skip],
+    PAGE_SIZE,
   );
 
   function apply(event: FormEvent) {
     event.preventDefault();
-    setSkip(0);
     setOpen(undefined);
-    setFilters({ source: namespace, language: language.trim() });
+    applyFilters({ source: namespace, language: language.trim() });
   }
 
   if (open) return <Thread conversation={open} onBack={() => setOpen(undefined)} />;

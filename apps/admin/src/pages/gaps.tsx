@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { formatDate, kb } from '../api.ts';
-import { ErrorNote, Pager, Section, useLoad } from '../ui.tsx';
+import { ErrorNote, Pager, Section, usePaged } from '../ui.tsx';
 
 const PAGE_SIZE = 20;
 
@@ -11,23 +11,24 @@ function score(value: number | null): string {
 export function GapsPage() {
   const [kind, setKind] = useState<'' | 'search' | 'chat'>('');
   const [maxScore, setMaxScore] = useState('');
-  const [filters, setFilters] = useState<{ kind: '' | 'search' | 'chat'; maxScore: string }>({ kind: '', maxScore: '' });
-  const [skip, setSkip] = useState(0);
-  const gaps = useLoad(
-    () =>
+  const {
+    result: gaps,
+    setSkip,
+    apply: applyFilters,
+  } = usePaged(
+    { kind: '' as '' | 'search' | 'chat', maxScore: '' },
+    (filters, paging) =>
       kb.insights.gaps({
         ...(filters.kind ? { kind: filters.kind } : {}),
         ...(filters.maxScore ? { maxScore: Number(filters.maxScore) } : {}),
-        limit: PAGE_SIZE,
-        offset: skip,
+        ...paging,
       }),
-    [filters, skip],
+    PAGE_SIZE,
   );
 
   function apply(event: FormEvent) {
     event.preventDefault();
-    setSkip(0);
-    setFilters({ kind, maxScore: maxScore.trim() });
+    applyFilters({ kind, maxScore: maxScore.trim() });
   }
 
   return (

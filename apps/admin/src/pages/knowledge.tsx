@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { SubRoute } from '../app.tsx';
 import { formatDate, kb, NAMESPACES, type Namespace } from '../api.ts';
-import { ConfirmButton, ErrorNote, ExternalLink, NamespaceSelect, Pager, Section, useAction, useLoad } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, ExternalLink, NamespaceSelect, Pager, Section, useAction, useLoad, usePaged } from '../ui.tsx';
 
 const PAGE_SIZE = 20;
 /** Chunk counts are summed over the document list; past this many documents a namespace shows "at least". */
@@ -42,24 +42,25 @@ function Overview({ onOpen }: { onOpen(id: string): void }) {
   const [namespace, setNamespace] = useState<Namespace | ''>('');
   const [query, setQuery] = useState('');
   const [folder, setFolder] = useState('');
-  const [filters, setFilters] = useState<{ namespace: Namespace | ''; q: string; folder: string }>({ namespace: '', q: '', folder: '' });
-  const [skip, setSkip] = useState(0);
-  const documents = useLoad(
-    () =>
+  const {
+    result: documents,
+    setSkip,
+    apply: applyFilters,
+  } = usePaged(
+    { namespace: '' as Namespace | '', q: '', folder: '' },
+    (filters, paging) =>
       kb.documents.list({
         ...(filters.namespace ? { namespace: filters.namespace } : {}),
         ...(filters.q ? { q: filters.q } : {}),
         ...(filters.folder ? { folder: filters.folder } : {}),
-        limit: PAGE_SIZE,
-        offset: skip,
+        ...paging,
       }),
-    [filters, skip],
+    PAGE_SIZE,
   );
 
   function apply(event: FormEvent) {
     event.preventDefault();
-    setSkip(0);
-    setFilters({ namespace, q: query.trim(), folder: folder.trim() });
+    applyFilters({ namespace, q: query.trim(), folder: folder.trim() });
   }
 
   return (
@@ -75,8 +76,7 @@ function Overview({ onOpen }: { onOpen(id: string): void }) {
               data-namespace={count.namespace}
               onClick={() => {
                 setNamespace(count.namespace);
-                setSkip(0);
-                setFilters({ namespace: count.namespace, q: query.trim(), folder: folder.trim() });
+                applyFilters({ namespace: count.namespace, q: query.trim(), folder: folder.trim() });
               }}
             >
               <span className="stat-name">{count.namespace}</span>
