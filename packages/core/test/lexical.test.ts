@@ -4,7 +4,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
-import { SearchRepository } from '../src/search/search.repository.ts';
+import { hybridQueryTokens } from '../src/search/hybrid.ts';
+import { rocchio } from '../src/search/prf.ts';
+import { SearchRepository, type ScoredHit } from '../src/search/search.repository.ts';
 import { prng } from './fakes/fake-confluence.ts';
 
 const kinds = await testStoreKinds();
@@ -32,7 +34,17 @@ describe.each(kinds)('lexical ranking on %s', (kind) => {
   beforeAll(async () => {
     store = await createTestDatabase(kind);
     const ingestion = new IngestionService(store.database, new LocalEmbedder(), createLogger({ level: 'silent' }));
-    for (const result of await ingestion.ingestMany(corpus(80).map((d) => ({ namespace: 'user_docs' as const, ...d })))) {
+    // In "wiki": the rarest term of "quixotic rhubarb" once in long chunks, the other term often in
+    // a short one, so the ranking's best hits change after its first round.
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i % 9}x`).join(' ');
+    const wiki = [
+      { title: 'Long one', slug: 'long-one', content: `quixotic ${filler(120)}.` },
+      { title: 'Long two', slug: 'long-two', content: `${filler(100)} quixotic ${filler(30)}.` },
+      { title: 'Short', slug: 'short', content: 'rhubarb rhubarb rhubarb rhubarb rhubarb.' },
+      { title: 'Other', slug: 'other', content: `rhubarb ${filler(20)}.` },
+      { title: 'Third', slug: 'third', content: `rhubarb ${filler(40)} rhubarb.` },
+    ].map((d) => ({ namespace: 'wiki' as const, ...d }));
+    for (const result of await ingestion.ingestMany([...corpus(80).map((d) => ({ namespace: 'user_docs' as const, ...d })), ...wiki])) {
       if (result instanceof Error) throw result;
     }
     repository = new SearchRepository(store.database);
@@ -88,5 +100,37 @@ describe.each(kinds)('lexical ranking on %s', (kind) => {
     const byId = new Map(expected.rows.map((r) => [r.id, Number(r.score)]));
     for (const hit of hits) expect(hit.raw).toBeCloseTo(byId.get(hit.chunkId)!, 9);
     for (let i = 1; i < hits.length; i++) expect(hits[i]!.raw).toBeLessThanOrEqual(hits[i - 1]!.raw);
+  });
+
+  const described = (hits: readonly ScoredHit[]) => hits.map(({ raw: _raw, ...hit }) => hit);
+
+  it.each([
+    { query: 'termzdx termaax termbbx', namespaces: null, budget: undefined },
+    // One term a round: the first round does not settle the ranking, later rounds follow it.
+    { query: 'termmax termnax termoax termaax termbax', namespaces: null, budget: 1 },
+    { query: 'day-old termbax', namespaces: ['user_docs'], budget: undefined },
+    // The first round's best hits are not the ranking's: the feedback and vector ranking follow it.
+    { query: 'quixotic rhubarb', namespaces: ['wiki'], budget: 1 },
+    { query: 'termqcx termabx termacx', namespaces: ['tech_docs'], budget: undefined },
+  ])('reads the hybrid candidates of "$query" ($namespaces, budget $budget) as the lexical ranking, its feedback and the vector ranking do', async ({ query, namespaces, budget }) => {
+    const [vector] = await new LocalEmbedder().embed([query], 'query');
+    const words = hybridQueryTokens(query);
+    const together = await repository.hybridCandidates({ query, words, vector: vector!, namespaces, depth: 12, feedbackDocs: 3, feedbackBeta: 1, candidateBudget: budget });
+    const lexical = await repository.lexical(query, namespaces, 12, words, budget);
+    const feedback = await repository.vectors(lexical.hits.slice(0, 3).map((h) => h.chunkId));
+    const nearest = await repository.nearest(rocchio(vector!, feedback, 1), namespaces, 12);
+    expect(described(together.lexical)).toEqual(described(lexical.hits));
+    together.lexical.forEach((hit, i) => expect(hit.raw).toBeCloseTo(lexical.hits[i]!.raw, 9));
+    expect(together.wordFrequencies).toEqual(lexical.wordFrequencies);
+    // The feedback vector is summed in single precision by the database, in double by rocchio().
+    expect(described(together.nearest)).toEqual(described(nearest));
+    together.nearest.forEach((hit, i) => expect(hit.raw).toBeCloseTo(nearest[i]!.raw, 5));
+    if (namespaces?.[0] === 'tech_docs') {
+      expect(together.lexical).toEqual([]);
+      expect(together.nearest).toEqual([]);
+    } else {
+      expect(together.lexical.length).toBeGreaterThan(namespaces?.[0] === 'wiki' ? 2 : 3);
+      expect(together.nearest).toHaveLength(namespaces?.[0] === 'wiki' ? 5 : 12);
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  analyseText,
+  CandidateAnalysisCache,
   HYBRID_DEFAULTS,
   hybridQueryTokens,
   hybridRank,
@@ -106,6 +108,34 @@ describe('hybridRank', () => {
       weights: { chunk: 1, document: 0, vector: 0 },
     });
     expect(ranked.map((h) => h.id)).toEqual(['a', 'b']);
+  });
+
+  it('ranks the same with analyses kept from earlier rankings', () => {
+    const stats = statistics({ insulin: 10, receptor: 30, level: 200, mice: 40 });
+    const candidates = [
+      candidate('a1', 'Insulin levels in mice; insulin receptors', { documentId: 'a', vectorScore: 0.3 }),
+      candidate('a2', 'receptor levels in young mice', { documentId: 'a', vectorScore: 0.5 }),
+      candidate('b1', 'insulin levels in rats', { documentId: 'b' }),
+    ];
+    const cache = new CandidateAnalysisCache(3);
+    for (const query of ['insulin receptor', 'mice levels', 'insulin receptor']) {
+      expect(hybridRank(query, candidates, stats, { cache })).toEqual(hybridRank(query, candidates, stats));
+    }
+    expect(cache.size).toBe(3);
+    // A kept analysis whose text length differs from the candidate's is not used.
+    const changed = [...candidates.slice(0, 2), candidate('b1', 'nothing of interest in here', { documentId: 'b' })];
+    expect(hybridRank('insulin', changed, stats, { cache })).toEqual(hybridRank('insulin', changed, stats));
+    // The least recently used is dropped beyond the capacity.
+    const small = new CandidateAnalysisCache(2);
+    expect(hybridRank('insulin', candidates, stats, { cache: small })).toEqual(hybridRank('insulin', candidates, stats));
+    expect(small.size).toBe(2);
+  });
+
+  it('analyses a text into its sorted distinct terms and their counts', () => {
+    const text = analyseText('The cells, the cell and IL6: cells again');
+    expect(text.terms).toEqual(['6', 'again', 'cell', 'il', 'il6']);
+    expect([...text.counts]).toEqual([1, 1, 3, 1, 1]);
+    expect(text.length).toBe(7);
   });
 
   it('rejects invalid options', () => {

@@ -106,6 +106,66 @@ export interface HybridRankOptions {
   b?: number;
   /** Hits to return (default all candidates). */
   limit?: number;
+  /**
+   * Analyses of candidate texts kept from earlier rankings, by candidate id: for candidates whose
+   * id always names the same text (a stored chunk's).
+   */
+  cache?: CandidateAnalysisCache;
+}
+
+/** A text as {@link hybridLexicalAnalyzer} analyses it: its distinct terms, sorted, and their counts. */
+export interface AnalysedText {
+  terms: readonly string[];
+  counts: Uint32Array;
+  /** Terms in all. */
+  length: number;
+}
+
+export function analyseText(text: string): AnalysedText {
+  const counts = new Map<string, number>();
+  const all = hybridLexicalAnalyzer(text);
+  for (const term of all) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const terms = [...counts.keys()].sort();
+  return { terms, counts: Uint32Array.from(terms, (t) => counts.get(t)!), length: all.length };
+}
+
+/** How often `term` occurs in an analysed text (binary search of its sorted terms). */
+function termCount(text: AnalysedText, term: string): number {
+  let lo = 0;
+  let hi = text.terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = text.terms[mid]!;
+    if (t === term) return text.counts[mid]!;
+    if (t < term) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return 0;
+}
+
+/**
+ * Analysed candidate texts by candidate id, the least recently used dropped beyond `capacity`.
+ * Analysing the text of a query's candidates is most of the rescoring's work, and the chunks of
+ * one knowledge base come back query after query. An entry whose text length differs from the
+ * candidate's is analysed again.
+ */
+export class CandidateAnalysisCache {
+  private readonly entries = new Map<string, AnalysedText & { textLength: number }>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  analyse(id: string, text: string): AnalysedText {
+    let entry = this.entries.get(id);
+    if (entry !== undefined) this.entries.delete(id);
+    if (entry === undefined || entry.textLength !== text.length) entry = { ...analyseText(text), textLength: text.length };
+    this.entries.set(id, entry);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    return entry;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
 const LETTERS_DIGITS = /^([a-z]+)([0-9]+)$/;
@@ -196,12 +256,15 @@ export function hybridRank(
   let analysed = 0;
   let units = 0;
   pool.forEach((c, i) => {
-    const terms = hybridLexicalAnalyzer(c.text);
+    const text = options.cache ? options.cache.analyse(c.id, c.text) : analyseText(c.text);
     const tf = new Map<string, number>();
-    for (const t of terms) if (termIdf.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
-    lengths[i] = terms.length;
+    for (const term of termIdf.keys()) {
+      const count = termCount(text, term);
+      if (count > 0) tf.set(term, count);
+    }
+    lengths[i] = text.length;
     tfs.push(tf);
-    analysed += terms.length;
+    analysed += text.length;
     units += Math.max(0, c.tokenCount);
   });
   // The collection's mean length in analysed terms, from its mean in its own unit and the

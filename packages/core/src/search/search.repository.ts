@@ -1,5 +1,6 @@
 import { exactVectorDistance, shortlistSize, type Database, type DB } from '@kb/db';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { rocchio } from './prf.ts';
 
 export interface ChunkHit {
   chunkId: string;
@@ -48,9 +49,14 @@ function tsqueryOperand(lexeme: string): string {
   return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
+/** {@link tsqueryOperand} in SQL. */
+function quotedLexeme(lexeme: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')`;
+}
+
 /** {@link tsqueryOperand} in SQL, as a one-lexeme tsquery. */
 function lexemeQuery(lexeme: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')::tsquery`;
+  return sql`${quotedLexeme(lexeme)}::tsquery`;
 }
 
 /**
@@ -71,6 +77,47 @@ function withoutNullUrl<T extends { url?: string | null }>(row: T): T & { url?: 
   return (url === null || url === undefined ? rest : { ...rest, url }) as T & { url?: string };
 }
 
+/** A query's terms for BM25: those the index holds, weighted, and the ones that make candidates. */
+interface LexicalPlan {
+  /** The query's terms found in some chunk, with their chunk frequency and BM25 weight. */
+  terms: Array<{ term: string; df: number; idf: number }>;
+  /** The terms whose chunks are candidates (the selective ones, or all), rarest first. */
+  candidates: Array<{ term: string; df: number }>;
+}
+
+/** BM25 weight of a term found in `df` of `n` chunks (Lucene's IDF). */
+function bm25Idf(df: number, n: number): number {
+  return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
+}
+
+function lexicalPlan(frequencies: ReadonlyArray<{ term: string; df: number }>, n: number): LexicalPlan {
+  const terms = frequencies.filter((t) => t.df > 0).map((t) => ({ term: t.term, df: t.df, idf: bm25Idf(t.df, n) }));
+  const selective = terms.filter((t) => t.df <= n * SELECTIVE_FRACTION);
+  const candidates = (selective.length > 0 ? selective : terms).slice().sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
+  return { terms, candidates };
+}
+
+/** Hits of two lists merged, best first (ties by id), at most `limit`. */
+function bestHits(a: readonly ScoredHit[], b: readonly ScoredHit[], limit: number): ScoredHit[] {
+  return [...a, ...b].sort((x, y) => y.raw - x.raw || (x.chunkId < y.chunkId ? -1 : 1)).slice(0, limit);
+}
+
+/** What {@link SearchRepository.hybridCandidates} reads for a hybrid search. */
+export interface HybridCandidates {
+  /** The best `depth` chunks by BM25, best first (`raw`: the score). */
+  lexical: ScoredHit[];
+  /** The best `depth` chunks by cosine with the feedback-moved query vector, nearest first (`raw`: the distance). */
+  nearest: ScoredHit[];
+  /** Chunk frequencies of the words asked for (see {@link SearchRepository.lexical}). */
+  wordFrequencies: Map<string, number>;
+}
+
+interface HybridStatementRow {
+  terms: Array<{ term: string; df: number; inQuery: boolean; inRound: boolean }>;
+  words: Record<string, number>;
+  hits: Array<Omit<ScoredHit, 'raw' | 'url'> & { url: string | null; score: number | null; distance: number | null }>;
+}
+
 export class SearchRepository {
   private readonly db: Kysely<DB>;
   private readonly exact: boolean;
@@ -85,41 +132,46 @@ export class SearchRepository {
   }
 
   /**
-   * Nearest child chunks by cosine distance. The HNSW index serves the ORDER BY ... LIMIT (of a
-   * shortlist reranked by the whole vectors when it holds their prefixes, see @kb/db's
-   * vector-index.ts); with a namespace filter, iterative index scans keep scanning until the
-   * limit's rows match (a plain HNSW scan would filter its first ef_search candidates and
-   * return fewer).
+   * The ids and cosine distances of the `limit` nearest child chunks to a query vector (a
+   * parameter, or an expression of the statement it is part of) of `dimension` components. The
+   * HNSW index serves the ORDER BY ... LIMIT (of a shortlist reranked by the whole vectors when it
+   * holds their prefixes, see @kb/db's vector-index.ts); with a namespace filter, iterative index
+   * scans keep scanning until the limit's rows match (a plain HNSW scan would filter its first
+   * ef_search candidates and return fewer). Run it with {@link Database.withVectorSearch}.
    */
-  async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
-    // The query vector's length is the store's dimension (the embedder was checked against it).
-    const queryVector = this.database.vectorParameter(vector);
-    const indexed = this.database.vectorDistance(vector.length, sql.ref('c.embedding'), queryVector);
+  private nearestIds(queryVector: unknown, dimension: number, namespaces: readonly string[] | null, limit: number): RawBuilder<unknown> {
+    const indexed = this.database.vectorDistance(dimension, sql.ref('c.embedding'), queryVector);
     const filter = namespaces ? sql`where c.namespace = any(${[...namespaces]}::text[])` : sql``;
-    const shortlist = shortlistSize(vector.length, limit);
+    const shortlist = shortlistSize(dimension, limit);
     // The index holds whole vectors: its order is the answer. It holds their prefixes: its best
     // `shortlist` are reranked by the whole vectors.
     const exact = exactVectorDistance(sql.ref('c.embedding'), queryVector);
-    const nearest = this.exact
-      ? sql`select c.id, ${exact} as distance from chunks c ${filter} order by ${exact} limit ${limit}`
-      : shortlist === null
-      ? sql`
-          select c.id, ${indexed} as distance
-          from chunks c
-          ${filter}
-          order by ${indexed}
-          limit ${limit}`
-      : sql`
-          select s.id, ${exactVectorDistance(sql.ref('s.embedding'), queryVector)} as distance
-          from (
-            select c.id, c.embedding
-            from chunks c
-            ${filter}
-            order by ${indexed}
-            limit ${shortlist}
-          ) s
-          order by distance
-          limit ${limit}`;
+    if (this.exact) return sql`select c.id, ${exact} as distance from chunks c ${filter} order by ${exact} limit ${limit}`;
+    if (shortlist === null) {
+      return sql`
+        select c.id, ${indexed} as distance
+        from chunks c
+        ${filter}
+        order by ${indexed}
+        limit ${limit}`;
+    }
+    return sql`
+      select s.id, ${exactVectorDistance(sql.ref('s.embedding'), queryVector)} as distance
+      from (
+        select c.id, c.embedding
+        from chunks c
+        ${filter}
+        order by ${indexed}
+        limit ${shortlist}
+      ) s
+      order by distance
+      limit ${limit}`;
+  }
+
+  /** Nearest child chunks by cosine distance (see {@link nearestIds}). */
+  async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
+    // The query vector's length is the store's dimension (the embedder was checked against it).
+    const nearest = this.nearestIds(this.database.vectorParameter(vector), vector.length, namespaces, limit);
     const query = (executor: Kysely<DB>) => sql<ScoredHit>`
       select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
              c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
@@ -151,39 +203,42 @@ export class SearchRepository {
   /**
    * The chunk frequencies of the query's terms as the full-text index analyses the query, and of
    * each of `words` analysed on its own (a word the index ignores, one of its stop words, is left
-   * out; a word it splits counts as its least frequent part), in one statement.
+   * out; a word it splits counts as its least frequent part): the CTEs `words` and `frequencies`
+   * (term, df, in_query) of a statement.
    */
-  private async termFrequencies(
-    query: string,
-    words: readonly string[],
-  ): Promise<{ terms: Array<{ term: string; df: number }>; words: Map<string, number> }> {
-    const rows = (
-      await sql<{ term: string; df: string; inQuery: boolean; words: string[] }>`
-        with words as (
-          select word, tsvector_to_array(to_tsvector('english', word)) as lexemes
-          from unnest(${[...words]}::text[]) as word
-        ),
-        query_terms as (
-          select lexeme as term from unnest(to_tsvector('english', ${query}))
-        ),
-        terms as (
-          select term from query_terms
-          union
-          select unnest(lexemes) from words
-        )
+  private frequencyCtes(query: string, words: readonly string[]): RawBuilder<unknown> {
+    return sql`
+      words as (
+        select word, tsvector_to_array(to_tsvector('english', word)) as lexemes
+        from unnest(${[...words]}::text[]) as word
+      ),
+      query_terms as (
+        select lexeme as term from unnest(to_tsvector('english', ${query}))
+      ),
+      frequencies as materialized (
         select t.term,
-               (select count(*) from chunks where search_tsv @@ ${lexemeQuery(sql`t.term`)}) as df,
-               t.term in (select term from query_terms) as "inQuery",
-               array(select w.word from words w where t.term = any(w.lexemes)) as words
-        from terms t`.execute(this.db)
-    ).rows;
-    const wordFrequencies = new Map<string, number>();
-    for (const r of rows) {
-      const df = Number(r.df);
-      for (const word of r.words) wordFrequencies.set(word, Math.min(df, wordFrequencies.get(word) ?? Infinity));
-    }
-    return { terms: rows.filter((r) => r.inQuery).map((r) => ({ term: r.term, df: Number(r.df) })), words: wordFrequencies };
+               (select count(*) from chunks where search_tsv @@ ${lexemeQuery(sql`t.term`)})::int as df,
+               t.term in (select term from query_terms) as in_query
+        from (select term from query_terms union select unnest(lexemes) from words) t
+      )`;
   }
+
+  /** The BM25 score of chunk `c` against the weighted terms (term, idf, q) of relation `terms`. */
+  private static bm25(terms: RawBuilder<unknown>, avgdl: number): RawBuilder<number> {
+    return sql<number>`(
+      select sum(w.idf * (${BM25_K1 + 1}::float8 - ${BM25_K1 + 1}::float8 * k.k / (${termFrequency(sql`c.search_tsv`, sql`w.q`)} + k.k)))
+      from ${terms} w
+      cross join lateral (
+        select ${BM25_K1}::float8 * (${1 - BM25_B}::float8 + ${BM25_B}::float8 * c.token_count / ${avgdl}::float8) as k
+      ) k
+      where c.search_tsv @@ w.q
+    )`;
+  }
+
+  /** The columns of a hit, from chunk `c` and document `d`. */
+  private static readonly hitColumns = sql`
+    c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
+    c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount"`;
 
   /**
    * BM25 over the full-text index (k1 0.9, b 0.4): each of the query's stemmed terms weighted
@@ -200,7 +255,7 @@ export class SearchRepository {
    * word's chunks only.
    *
    * Also returns the chunk frequencies of `words`, each analysed as the index analyses text
-   * (see {@link termFrequencies}), for rescoring the hits with another analysis.
+   * (see {@link frequencyCtes}), for rescoring the hits with another analysis.
    */
   async lexical(
     query: string,
@@ -209,67 +264,179 @@ export class SearchRepository {
     words: readonly string[] = [],
     candidateBudget = CANDIDATE_BUDGET,
   ): Promise<{ hits: ScoredHit[]; wordFrequencies: Map<string, number> }> {
-    const { n, avgdl } = await this.corpusStats();
+    const { n } = await this.corpusStats();
     if (n === 0) return { hits: [], wordFrequencies: new Map() };
-    const frequencies = await this.termFrequencies(query, words);
-    const wordFrequencies = frequencies.words;
-    const terms = frequencies.terms.filter((t) => t.df > 0);
-    if (terms.length === 0) return { hits: [], wordFrequencies };
-    const idf = terms.map((t) => Math.log(1 + (Math.max(n, t.df) - t.df + 0.5) / (t.df + 0.5)));
-    const bound = new Map(terms.map((t, i) => [t.term, idf[i]! * (BM25_K1 + 1)]));
-    const selective = terms.filter((t) => t.df <= n * SELECTIVE_FRACTION);
-    const candidates = (selective.length > 0 ? selective : terms).slice().sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
+    const rows = (
+      await sql<{ term: string; df: number; inQuery: boolean; words: string[] }>`
+        with ${this.frequencyCtes(query, words)}
+        select f.term, f.df, f.in_query as "inQuery", array(select w.word from words w where f.term = any(w.lexemes)) as words
+        from frequencies f`.execute(this.db)
+    ).rows;
+    const wordFrequencies = new Map<string, number>();
+    for (const r of rows) {
+      for (const word of r.words) wordFrequencies.set(word, Math.min(r.df, wordFrequencies.get(word) ?? Infinity));
+    }
+    const plan = lexicalPlan(rows.filter((r) => r.inQuery), n);
+    const hits = await this.lexicalRounds(plan, namespaces, limit, candidateBudget, [], new Set());
+    return { hits, wordFrequencies };
+  }
+
+  /**
+   * The MaxScore rounds of {@link lexical}, from the hits of the candidate terms `done` so far:
+   * each round scores the chunks of the next rarest terms (while their chunk frequencies fit the
+   * budget) that hold none of the terms scored before.
+   */
+  private async lexicalRounds(
+    plan: LexicalPlan,
+    namespaces: readonly string[] | null,
+    limit: number,
+    candidateBudget: number,
+    hits: ScoredHit[],
+    done: Set<string>,
+  ): Promise<ScoredHit[]> {
+    const remaining = plan.candidates.filter((t) => !done.has(t.term));
+    const settled = () => {
+      if (hits.length < limit) return false;
+      // A chunk holding none of the terms scored so far can score at most the bounds of the others.
+      const others = plan.terms.reduce((sum, t) => (done.has(t.term) ? sum : sum + t.idf * (BM25_K1 + 1)), 0);
+      return others <= hits[limit - 1]!.raw;
+    };
+    if (done.size > 0 && settled()) return hits;
+    const { avgdl } = await this.corpusStats();
     const filter = namespaces ? sql`and c.namespace = any(${[...namespaces]}::text[])` : sql``;
-    const tsquery = (ts: readonly { term: string }[]) => ts.map((t) => tsqueryOperand(t.term)).join(' | ');
-    const scoreRound = async (round: readonly { term: string }[], earlier: readonly { term: string }[]): Promise<ScoredHit[]> => {
-      const excluded = earlier.length > 0 ? sql`and not c.search_tsv @@ ${tsquery(earlier)}::tsquery` : sql``;
+    const tsquery = (terms: Iterable<string>) => [...terms].map(tsqueryOperand).join(' | ');
+    const weights = sql`(
+      select ${lexemeQuery(sql`term`)} as q, idf
+      from unnest(${plan.terms.map((t) => t.term)}::text[], ${plan.terms.map((t) => t.idf)}::float8[]) as w(term, idf)
+    )`;
+    for (let next = 0; next < remaining.length; ) {
+      // This round: the next candidate term, and more while their chunk frequencies fit the budget.
+      let end = next + 1;
+      let chunks = remaining[next]!.df;
+      while (end < remaining.length && chunks + remaining[end]!.df <= candidateBudget) chunks += remaining[end++]!.df;
+      const round = remaining.slice(next, end).map((t) => t.term);
+      const excluded = done.size > 0 ? sql`and not c.search_tsv @@ ${tsquery(done)}::tsquery` : sql``;
       const rows = await sql<ScoredHit>`
-        with w as (
-          select ${lexemeQuery(sql`term`)} as q, idf
-          from unnest(${terms.map((t) => t.term)}::text[], ${idf}::float8[]) as w(term, idf)
-        ),
-        scored as (
-          select c.id, (
-            select sum(w.idf * (${BM25_K1 + 1}::float8 - ${BM25_K1 + 1}::float8 * k.k / (${termFrequency(sql`c.search_tsv`, sql`w.q`)} + k.k)))
-            from w
-            where c.search_tsv @@ w.q
-          ) as score
+        with scored as (
+          select c.id, ${SearchRepository.bm25(weights, avgdl)} as score
           from chunks c
-          cross join lateral (
-            select ${BM25_K1}::float8 * (${1 - BM25_B}::float8 + ${BM25_B}::float8 * c.token_count / ${avgdl}::float8) as k
-          ) k
           where c.search_tsv @@ ${tsquery(round)}::tsquery ${excluded} ${filter}
           order by score desc, c.id
           limit ${limit}
         )
-        select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
-               c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
-               s.score as raw
+        select ${SearchRepository.hitColumns}, s.score as raw
         from scored s
         join chunks c on c.id = s.id
         join documents d on d.id = c.document_id`.execute(this.db);
-      return rows.rows.map((r) => withoutNullUrl({ ...r, raw: Number(r.raw) }));
-    };
-
-    let hits: ScoredHit[] = [];
-    let scored = 0;
-    while (scored < candidates.length) {
-      // This round: the next candidate term, and more while their chunk frequencies fit the budget.
-      let end = scored + 1;
-      let chunks = candidates[scored]!.df;
-      while (end < candidates.length && chunks + candidates[end]!.df <= candidateBudget) chunks += candidates[end++]!.df;
-      const round = candidates.slice(scored, end);
-      hits = [...hits, ...(await scoreRound(round, candidates.slice(0, scored)))]
-        .sort((a, b) => b.raw - a.raw || (a.chunkId < b.chunkId ? -1 : 1))
-        .slice(0, limit);
-      scored = end;
-      if (hits.length < limit || scored === candidates.length) continue;
-      // A chunk holding none of the terms scored so far can score at most the bounds of the others.
-      const done = new Set(candidates.slice(0, scored));
-      const others = terms.reduce((sum, t) => (done.has(t) ? sum : sum + bound.get(t.term)!), 0);
-      if (others <= hits[limit - 1]!.raw) break;
+      hits = bestHits(hits, rows.rows.map((r) => withoutNullUrl({ ...r, raw: Number(r.raw) })), limit);
+      for (const term of round) done.add(term);
+      next = end;
+      if (settled()) break;
     }
-    return { hits, wordFrequencies };
+    return hits;
+  }
+
+  /**
+   * The candidates of a hybrid search, in one statement where it can: the query's term
+   * frequencies, the first round of {@link lexical} (which settles the ranking unless the query's
+   * selective terms are frequent together), the Rocchio feedback vector
+   * l2_normalize(q + beta * mean(top `feedbackDocs` lexical hits' vectors)) (see prf.ts) and the
+   * `depth` chunks nearest to it. When the first round does not settle the lexical ranking, the
+   * remaining rounds, the feedback and the vector ranking follow as statements of their own.
+   */
+  async hybridCandidates(input: {
+    query: string;
+    /** Words whose chunk frequencies to return (see {@link lexical}). */
+    words: readonly string[];
+    vector: readonly number[];
+    namespaces: readonly string[] | null;
+    depth: number;
+    feedbackDocs: number;
+    feedbackBeta: number;
+    candidateBudget?: number;
+  }): Promise<HybridCandidates> {
+    const { query, words, vector, namespaces, depth, feedbackBeta } = input;
+    const candidateBudget = input.candidateBudget ?? CANDIDATE_BUDGET;
+    const { n, avgdl } = await this.corpusStats();
+    // q + beta * mean points where q / beta + mean does, and l2_normalize takes the direction only.
+    const feedbackDocs = feedbackBeta > 0 ? input.feedbackDocs : 0;
+    const scaled = feedbackBeta > 0 ? vector.map((x) => x / feedbackBeta) : vector;
+    const selective = n * SELECTIVE_FRACTION;
+    const filter = namespaces ? sql`and c.namespace = any(${[...namespaces]}::text[])` : sql``;
+    const statement = (executor: Kysely<DB>) => sql<HybridStatementRow>`
+      with ${this.frequencyCtes(query, words)},
+      terms as materialized (
+        select term, df, ln(1 + (greatest(${n}::float8, df) - df + 0.5) / (df + 0.5)) as idf, ${lexemeQuery(sql`term`)} as q
+        from frequencies
+        where in_query and df > 0
+      ),
+      candidates as (
+        select term, df from terms
+        where df <= ${selective}::float8 or not exists (select from terms where df <= ${selective}::float8)
+      ),
+      round as materialized (
+        select term
+        from (
+          select term, sum(df) over (order by df, term collate "C" rows unbounded preceding) as chunks,
+                 row_number() over (order by df, term collate "C") as position
+          from candidates
+        ) ordered
+        where position = 1 or chunks <= ${candidateBudget}::float8
+      ),
+      lexical as materialized (
+        select c.id, ${SearchRepository.bm25(sql`terms`, avgdl)} as score
+        from chunks c
+        where c.search_tsv @@ (select string_agg(${quotedLexeme(sql`term`)}, ' | ')::tsquery from round) ${filter}
+        order by score desc, c.id
+        limit ${depth}
+      ),
+      feedback as (
+        select l2_normalize(coalesce(q.v + (
+          select avg(c.embedding)
+          from (select id from lexical order by score desc, id limit ${feedbackDocs}) f
+          join chunks c on c.id = f.id
+          where c.embedding is not null
+        ), q.v)) as v
+        from (select ${this.database.vectorParameter(scaled)}::vector as v) q
+      ),
+      nearest as materialized (
+        ${this.nearestIds(sql`(select v from feedback)`, vector.length, namespaces, depth)}
+      ),
+      hits as (
+        select id, score, null::float8 as distance from lexical
+        union all
+        select id, null, distance from nearest
+      )
+      select
+        (select coalesce(json_agg(json_build_object('term', term, 'df', df, 'inQuery', in_query,
+                 'inRound', term in (select term from round))), '[]') from frequencies) as terms,
+        (select coalesce(json_object_agg(word, df), '{}')
+         from (select w.word, min(f.df) as df from words w join frequencies f on f.term = any(w.lexemes) group by w.word) x) as words,
+        (select coalesce(json_agg(h), '[]')
+         from (select ${SearchRepository.hitColumns}, h.score, h.distance
+               from hits h join chunks c on c.id = h.id join documents d on d.id = c.document_id) h) as hits`.execute(executor);
+    const row = (await this.database.withVectorSearch(statement)).rows[0]!;
+    const hit = ({ score: _score, distance: _distance, ...h }: HybridStatementRow['hits'][number], raw: number) => withoutNullUrl({ ...h, raw });
+    const lexical: ScoredHit[] = [];
+    let nearest: ScoredHit[] = [];
+    for (const h of row.hits) {
+      if (h.score !== null) lexical.push(hit(h, h.score));
+      else if (h.distance !== null) nearest.push(hit(h, h.distance));
+    }
+    lexical.sort((a, b) => b.raw - a.raw || (a.chunkId < b.chunkId ? -1 : 1));
+    nearest.sort((a, b) => a.raw - b.raw);
+    const wordFrequencies = new Map(Object.entries(row.words));
+    const plan = lexicalPlan(row.terms.filter((t) => t.inQuery), n);
+    const done = new Set(row.terms.filter((t) => t.inRound).map((t) => t.term));
+    if (plan.candidates.every((t) => done.has(t.term))) return { lexical, nearest, wordFrequencies };
+    const hits = await this.lexicalRounds(plan, namespaces, depth, candidateBudget, lexical, done);
+
+    const top = (list: readonly ScoredHit[]) => list.slice(0, feedbackDocs).map((h) => h.chunkId).join();
+    if (top(hits) === top(lexical)) return { lexical: hits, nearest, wordFrequencies };
+    // Later rounds changed the lexical ranking's best hits, the feedback.
+    const feedback = await this.vectors(hits.slice(0, feedbackDocs).map((h) => h.chunkId));
+    nearest = await this.nearest(rocchio(vector, feedback, feedbackBeta), namespaces, depth);
+    return { lexical: hits, nearest, wordFrequencies };
   }
 
   /** Stored vectors of some chunks (pseudo-relevance feedback). */

@@ -2,8 +2,7 @@ import type { Database } from '@kb/db';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
-import { rocchio } from './prf.ts';
+import { CandidateAnalysisCache, HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
 import { SearchRepository, type ChunkHit, type ScoredHit } from './search.repository.ts';
 
 export type SearchMode = 'semantic' | 'hybrid';
@@ -50,6 +49,8 @@ export function collapseIdentical<T extends { content: string }>(results: readon
 
 export class SearchService {
   private readonly repository: SearchRepository;
+  /** A stored chunk's text never changes under its id (chunks are replaced, not updated). */
+  private readonly analyses = new CandidateAnalysisCache();
 
   constructor(
     database: Database,
@@ -102,10 +103,16 @@ export class SearchService {
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
     const words = lexicalQueryText(input.query);
-    const { hits: lexicalHits, wordFrequencies } = await this.repository.lexical(words, namespaces, depth, hybridQueryTokens(words));
+    const { lexical: lexicalHits, nearest: vectorHits, wordFrequencies } = await this.repository.hybridCandidates({
+      query: words,
+      words: hybridQueryTokens(words),
+      vector,
+      namespaces,
+      depth,
+      feedbackDocs: HYBRID_DEFAULTS.feedbackDocs,
+      feedbackBeta: HYBRID_DEFAULTS.feedbackBeta,
+    });
     const stats = await this.repository.corpusStats();
-    const feedback = await this.repository.vectors(lexicalHits.slice(0, HYBRID_DEFAULTS.feedbackDocs).map((h) => h.chunkId));
-    const vectorHits = await this.repository.nearest(rocchio(vector, feedback, HYBRID_DEFAULTS.feedbackBeta), namespaces, depth);
     const byId = new Map<string, ScoredHit>();
     const similarity = new Map<string, number>();
     for (const hit of vectorHits) {
@@ -129,7 +136,7 @@ export class SearchService {
         averageTokenCount: stats.avgdl,
         frequency: (word) => wordFrequencies.get(word),
       },
-      { limit: input.topK + DUPLICATE_SLACK },
+      { limit: input.topK + DUPLICATE_SLACK, cache: this.analyses },
     );
     const results = collapseIdentical(
       ranked.map(({ id, score }) => {
