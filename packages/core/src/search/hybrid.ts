@@ -49,8 +49,12 @@ export function lexicalQueryText(query: string, maxWords = MAX_LEXICAL_QUERY_WOR
 }
 
 export const HYBRID_DEFAULTS = Object.freeze({
-  /** Candidates taken from each ranking. */
-  depth: 100,
+  /**
+   * Candidates taken from each ranking. 40 ranks as well as 100 did (SciFact test nDCG@10 0.6983
+   * against 0.6938, train 0.7119 against 0.7136, Hugo questions 0.8568 against 0.8560) and reads,
+   * analyses and returns less than half as many chunks.
+   */
+  depth: 40,
   /** Lexical hits used as Rocchio feedback for the vector query. */
   feedbackDocs: 3,
   /** Weight of the feedback centroid relative to the query vector. */

@@ -13,7 +13,7 @@ export interface SearchInput {
   namespaces?: readonly string[] | null;
   topK: number;
   mode?: SearchMode;
-  /** Hybrid: candidates read from each ranking (default 100, never fewer than topK). */
+  /** Hybrid: candidates read from each ranking (default 40, never fewer than topK). */
   depth?: number;
 }
 
