@@ -216,6 +216,25 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     expect(new Set(ordinals).size).toBe(ordinals.length);
   });
 
+  it('writes every chunk of a document larger than one statement holds, and replaces them all', async () => {
+    const { db, ingestion, count } = await setup();
+    // Far more chunks than the embedded store takes in one statement (128).
+    const large = (word: string) => Array.from({ length: 300 }, (_, i) => `## Part ${i}\n\n${word} ${i} `.repeat(3)).join('\n\n');
+    const first = await ingestion.ingest({ namespace: 'user_docs', title: 'Large', content: large('alpha') });
+    expect(first.chunks).toBeGreaterThan(256);
+    expect(await count('chunks')).toBe(first.chunks);
+    const stored = await db.selectFrom('documents').select(['id', 'chunk_count']).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ id: first.documentId, chunk_count: first.chunks });
+    const second = await ingestion.ingest({ namespace: 'user_docs', title: 'Large', content: large('beta') });
+    expect(second).toMatchObject({ documentId: first.documentId, skipped: false, chunks: first.chunks });
+    expect(await count('chunks')).toBe(first.chunks);
+    const contents = (await db.selectFrom('chunks').select('content').execute()).map((r) => r.content);
+    expect(contents.every((c) => c.includes('beta') && !c.includes('alpha'))).toBe(true);
+    const parents = await db.selectFrom('parent_chunks').select('document_id').execute();
+    expect(parents.length).toBeGreaterThan(0);
+    expect(parents.every((p) => p.document_id === first.documentId)).toBe(true);
+  });
+
   it('ingests in bulk: unchanged skipped, changed replaced, new added, one failure isolated', async () => {
     const { db, embedder, ingestion, count } = await setup();
     await ingestion.ingest({ namespace: 'user_docs', title: 'Kept', content: '# Kept\n\nSame text.' });

@@ -18,6 +18,8 @@ export interface StoredParent {
   content: string;
 }
 
+type Child = StoredChild & { id: string; documentId: string; parentId: string | null; namespace: string };
+
 export interface DocumentVersion {
   namespace: string;
   slug: string;
@@ -277,34 +279,15 @@ export class DocumentsRepository {
       const byKey = new Map(existing.rows.map((r) => [`${r.namespace}\u0000${r.slug}`, r]));
       const changed = versions.filter((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.content_hash !== v.contentHash);
       if (changed.length > 0) {
-        // Only namespaces not there yet: ON CONFLICT on a row another open transaction inserted
-        // would wait for that transaction, serialising concurrent batches.
-        await sql`
-          insert into namespaces (id)
-          select id from unnest(${[...new Set(changed.map((v) => v.namespace))]}::text[]) as t(id)
-          where not exists (select 1 from namespaces n where n.id = t.id)
-          on conflict (id) do nothing`.execute(trx);
-        const written = await sql<{ id: string; namespace: string; slug: string }>`
-          insert into documents (namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
-          select namespace, slug, title, metadata::jsonb, content_hash, chunk_count, content, url, folder
-          from unnest(${changed.map((v) => v.namespace)}::text[], ${changed.map((v) => v.slug)}::text[],
-                      ${changed.map((v) => v.title)}::text[], ${changed.map((v) => JSON.stringify(v.metadata))}::text[],
-                      ${changed.map((v) => v.contentHash)}::text[], ${changed.map((v) => v.children.length)}::int[],
-                      ${changed.map((v) => v.content ?? null)}::text[], ${changed.map((v) => v.url ?? null)}::text[],
-                      ${changed.map((v) => v.folder ?? null)}::text[])
-            as t(namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
-          on conflict (namespace, slug) do update set
-            title = excluded.title, metadata = excluded.metadata, content_hash = excluded.content_hash,
-            chunk_count = excluded.chunk_count, content = excluded.content, url = excluded.url,
-            folder = coalesce(excluded.folder, documents.folder), updated_at = now()
-          returning id, namespace, slug`.execute(trx);
-        const ids = new Map(written.rows.map((r) => [`${r.namespace}\u0000${r.slug}`, r.id]));
+        // Under the locks, what `existing` read is what is stored: a replaced document keeps its
+        // id, a new one gets its id here, so its rows can be written in the same statement.
+        const ids = new Map(changed.map((v) => [`${v.namespace}\u0000${v.slug}`, byKey.get(`${v.namespace}\u0000${v.slug}`)?.id ?? randomUUID()]));
         const replaced = changed.map((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.id).filter((id): id is string => id !== undefined);
         if (replaced.length > 0) {
           await trx.deleteFrom('chunks').where('document_id', 'in', replaced).execute();
           await trx.deleteFrom('parent_chunks').where('document_id', 'in', replaced).execute();
         }
-        await this.insertChunks(trx, changed.map((v) => ({ documentId: ids.get(`${v.namespace}\u0000${v.slug}`)!, version: v })));
+        await this.insertDocuments(trx, changed.map((v) => ({ documentId: ids.get(`${v.namespace}\u0000${v.slug}`)!, version: v })));
         for (const v of changed) byKey.set(`${v.namespace}\u0000${v.slug}`, { id: ids.get(`${v.namespace}\u0000${v.slug}`)!, namespace: v.namespace, slug: v.slug, content_hash: '' });
       }
       const changedSet = new Set(changed);
@@ -313,13 +296,15 @@ export class DocumentsRepository {
   }
 
   /**
-   * Parents and children of any number of documents: one statement per table with array
-   * parameters, a handful of parameters whatever the number of rows, so the statements stay
-   * cheap to parse and plan.
+   * Documents with their parents and children: one statement (namespaces, documents, parents and
+   * children as data-modifying CTEs, whose foreign keys are checked at its end) with array
+   * parameters, a handful of parameters whatever the number of rows, so it stays cheap to parse
+   * and plan. A store that wants a large document's vectors in several statements
+   * (Database.vectorRowsPerStatement) gets the rest of its children in statements of their own.
    */
-  private async insertChunks(trx: Transaction<DB>, items: Array<{ documentId: string; version: DocumentVersion }>): Promise<void> {
+  private async insertDocuments(trx: Transaction<DB>, items: Array<{ documentId: string; version: DocumentVersion }>): Promise<void> {
     const parents: Array<{ id: string; documentId: string; ordinal: number; headingPath: string; content: string }> = [];
-    const children: Array<StoredChild & { id: string; documentId: string; parentId: string | null; namespace: string }> = [];
+    const children: Child[] = [];
     for (const { documentId, version } of items) {
       const parentIds = new Map<number, string>();
       for (const p of version.parents) {
@@ -331,26 +316,55 @@ export class DocumentsRepository {
         children.push({ ...c, id: randomUUID(), documentId, parentId: parentIds.get(c.parentOrdinal) ?? null, namespace: version.namespace });
       }
     }
-    if (parents.length > 0) {
-      await sql`
+    const versions = items.map((i) => i.version);
+    const slice = Math.min(this.database.vectorRowsPerStatement, children.length);
+    const first = children.slice(0, slice);
+    // Only namespaces not there yet: ON CONFLICT on a row another open transaction inserted
+    // would wait for that transaction, serialising concurrent batches.
+    const written = await sql<{ id: string }>`
+      with namespace_rows as (
+        insert into namespaces (id)
+        select id from unnest(${[...new Set(versions.map((v) => v.namespace))]}::text[]) as t(id)
+        where not exists (select 1 from namespaces n where n.id = t.id)
+        on conflict (id) do nothing
+      ),
+      document_rows as (
+        insert into documents (id, namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
+        select id, namespace, slug, title, metadata::jsonb, content_hash, chunk_count, content, url, folder
+        from unnest(${items.map((i) => i.documentId)}::uuid[], ${versions.map((v) => v.namespace)}::text[], ${versions.map((v) => v.slug)}::text[],
+                    ${versions.map((v) => v.title)}::text[], ${versions.map((v) => JSON.stringify(v.metadata))}::text[],
+                    ${versions.map((v) => v.contentHash)}::text[], ${versions.map((v) => v.children.length)}::int[],
+                    ${versions.map((v) => v.content ?? null)}::text[], ${versions.map((v) => v.url ?? null)}::text[],
+                    ${versions.map((v) => v.folder ?? null)}::text[])
+          as t(id, namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
+        on conflict (namespace, slug) do update set
+          title = excluded.title, metadata = excluded.metadata, content_hash = excluded.content_hash,
+          chunk_count = excluded.chunk_count, content = excluded.content, url = excluded.url,
+          folder = coalesce(excluded.folder, documents.folder), updated_at = now()
+        returning id
+      ),
+      parent_rows as (
         insert into parent_chunks (id, document_id, ordinal, heading_path, content)
         select * from unnest(${parents.map((p) => p.id)}::uuid[], ${parents.map((p) => p.documentId)}::uuid[],
                              ${parents.map((p) => p.ordinal)}::int[], ${parents.map((p) => p.headingPath)}::text[],
-                             ${parents.map((p) => p.content)}::text[])`.execute(trx);
+                             ${parents.map((p) => p.content)}::text[])
+      ),
+      child_rows as (${await this.childrenInsert(trx, first)})
+      select id from document_rows`.execute(trx);
+    // Every writer holds the documents' locks, so each row is the one this statement meant.
+    const expected = new Set(items.map((i) => i.documentId));
+    if (written.rows.length !== expected.size || written.rows.some((r) => !expected.has(r.id))) {
+      throw new Error('a document was written under another id than the one read under its lock');
     }
-    // The store may want a large document in several statements (Database.vectorRowsPerStatement).
-    const slice = Math.min(this.database.vectorRowsPerStatement, children.length);
-    for (let start = 0; start < children.length; start += slice) {
-      await this.insertChildren(trx, children.slice(start, start + slice));
+    for (let start = slice; start < children.length; start += slice) {
+      await (await this.childrenInsert(trx, children.slice(start, start + slice))).execute(trx);
     }
   }
 
-  private async insertChildren(
-    trx: Transaction<DB>,
-    children: ReadonlyArray<StoredChild & { id: string; documentId: string; parentId: string | null; namespace: string }>,
-  ): Promise<void> {
+  /** An insert statement of children (without executing it). */
+  private async childrenInsert(trx: Transaction<DB>, children: readonly Child[]) {
     const embeddings = await this.database.vectorArrayParameter(trx, children.map((c) => c.embedding));
-    await sql`
+    return sql`
       insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
       select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding
       from unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.documentId)}::uuid[],
@@ -358,6 +372,6 @@ export class DocumentsRepository {
                   ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
                   ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
                   ${embeddings})
-        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)`.execute(trx);
+        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)`;
   }
 }
