@@ -112,13 +112,17 @@ describe.each(kinds)('lexical ranking on %s', (kind) => {
     // The first round's best hits are not the ranking's: the feedback and vector ranking follow it.
     { query: 'quixotic rhubarb', namespaces: ['wiki'], budget: 1 },
     { query: 'termqcx termabx termacx', namespaces: ['tech_docs'], budget: undefined },
-  ])('reads the hybrid candidates of "$query" ($namespaces, budget $budget) as the lexical ranking, its feedback and the vector ranking do', async ({ query, namespaces, budget }) => {
+    // Feedback weighed otherwise, or pushed away from the lexical hits.
+    { query: 'termzdx termaax termbbx', namespaces: null, budget: undefined, beta: 0.5 },
+    { query: 'termzdx termaax termbbx', namespaces: null, budget: undefined, beta: -1 },
+    { query: 'termzdx termaax termbbx', namespaces: null, budget: undefined, beta: 0 },
+  ])('reads the hybrid candidates of "$query" ($namespaces, budget $budget, beta $beta) as the lexical ranking, its feedback and the vector ranking do', async ({ query, namespaces, budget, beta = 1 }) => {
     const [vector] = await new LocalEmbedder().embed([query], 'query');
     const words = hybridQueryTokens(query);
-    const together = await repository.hybridCandidates({ query, words, vector: vector!, namespaces, depth: 12, feedbackDocs: 3, feedbackBeta: 1, candidateBudget: budget });
+    const together = await repository.hybridCandidates({ query, words, vector: vector!, namespaces, depth: 12, feedbackDocs: 3, feedbackBeta: beta, candidateBudget: budget });
     const lexical = await repository.lexical(query, namespaces, 12, words, budget);
     const feedback = await repository.vectors(lexical.hits.slice(0, 3).map((h) => h.chunkId));
-    const nearest = await repository.nearest(rocchio(vector!, feedback, 1), namespaces, 12);
+    const nearest = await repository.nearest(rocchio(vector!, feedback, beta), namespaces, 12);
     expect(described(together.lexical)).toEqual(described(lexical.hits));
     together.lexical.forEach((hit, i) => expect(hit.raw).toBeCloseTo(lexical.hits[i]!.raw, 9));
     expect(together.wordFrequencies).toEqual(lexical.wordFrequencies);

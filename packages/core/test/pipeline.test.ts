@@ -2,9 +2,11 @@ import { chunkMarkdown } from '@kb/content';
 import { createLogger } from '@kb/core';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Embedder, EmbeddingInputType } from '../src/embeddings/types.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
+import { documentLockKey } from '../src/ingestion/content-hash.ts';
 import { IngestionService, type IngestResult } from '../src/ingestion/ingestion.service.ts';
 import { SearchService } from '../src/search/search.service.ts';
 
@@ -233,6 +235,30 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     const parents = await db.selectFrom('parent_chunks').select('document_id').execute();
     expect(parents.length).toBeGreaterThan(0);
     expect(parents.every((p) => p.document_id === first.documentId)).toBe(true);
+  });
+
+  // A second connection holds the lock, which the embedded store's one connection cannot.
+  if (kind === 'postgres') it('removes missing documents under their locks: a write of one of them ends first', async () => {
+    const { ingestion, count } = await setup();
+    await ingestion.ingest({ namespace: 'wiki', title: 'Gone', slug: 'wiki:S:gone', content: '# Gone\n\nText.' });
+    const writer = new pg.Client({ connectionString: testDb!.url });
+    await writer.connect();
+    try {
+      await writer.query('begin');
+      await writer.query('select pg_advisory_xact_lock($1::bigint)', [documentLockKey('wiki', 'wiki:S:gone')]);
+      let removed: number | undefined;
+      const removing = ingestion.removeMissing('wiki', 'wiki:S:', new Set()).then((n) => (removed = n));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(removed).toBeUndefined();
+      expect(await count('documents')).toBe(1);
+      await writer.query('commit');
+      await removing;
+      expect(removed).toBe(1);
+      expect(await count('documents')).toBe(0);
+      expect(await count('chunks')).toBe(0);
+    } finally {
+      await writer.end();
+    }
   });
 
   it('ingests in bulk: unchanged skipped, changed replaced, new added, one failure isolated', async () => {

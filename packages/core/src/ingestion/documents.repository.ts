@@ -234,7 +234,9 @@ export class DocumentsRepository {
   /**
    * Removes the documents of a namespace whose slug starts with `prefix` but is not in `keep`
    * (their chunks go with them). Used by imports once a complete listing of the source is known.
-   * Returns how many were removed.
+   * Each group of 500 is deleted under the documents' locks, as {@link delete} does: a write of one
+   * of them running at the same time ends before (and its version is deleted) or starts after
+   * (and writes a new document under a new id). Returns how many were removed.
    */
   async deleteMissing(namespace: string, prefix: string, keep: ReadonlySet<string>): Promise<number> {
     const rows = await this.db
@@ -243,11 +245,19 @@ export class DocumentsRepository {
       .where('namespace', '=', namespace)
       .where(sql<boolean>`starts_with(slug, ${prefix})`)
       .execute();
-    const gone = rows.filter((row) => !keep.has(row.slug)).map((row) => row.id);
+    const gone = rows.filter((row) => !keep.has(row.slug));
+    let removed = 0;
     for (let i = 0; i < gone.length; i += 500) {
-      await this.db.deleteFrom('documents').where('id', 'in', gone.slice(i, i + 500)).execute();
+      const group = gone.slice(i, i + 500);
+      removed += await this.db.transaction().execute(async (trx) => {
+        // Sorted, as writers take them, so that the two never wait for each other in a cycle.
+        const keys = [...new Set(group.map((row) => documentLockKey(namespace, row.slug)))].sort();
+        await sql`select pg_advisory_xact_lock(k) from unnest(${keys}::bigint[]) as k order by k`.execute(trx);
+        const deleted = await trx.deleteFrom('documents').where('id', 'in', group.map((row) => row.id)).executeTakeFirst();
+        return Number(deleted.numDeletedRows);
+      });
     }
-    return gone.length;
+    return removed;
   }
 
   /**
@@ -351,7 +361,7 @@ export class DocumentsRepository {
       ),
       child_rows as (${await this.childrenInsert(trx, first)})
       select id from document_rows`.execute(trx);
-    // Every writer holds the documents' locks, so each row is the one this statement meant.
+    // Every writer and deleter holds the documents' locks, so each row is the one this statement meant.
     const expected = new Set(items.map((i) => i.documentId));
     if (written.rows.length !== expected.size || written.rows.some((r) => !expected.has(r.id))) {
       throw new Error('a document was written under another id than the one read under its lock');

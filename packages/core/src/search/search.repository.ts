@@ -264,7 +264,7 @@ export class SearchRepository {
     words: readonly string[] = [],
     candidateBudget = CANDIDATE_BUDGET,
   ): Promise<{ hits: ScoredHit[]; wordFrequencies: Map<string, number> }> {
-    const { n } = await this.corpusStats();
+    const { n, avgdl } = await this.corpusStats();
     if (n === 0) return { hits: [], wordFrequencies: new Map() };
     const rows = (
       await sql<{ term: string; df: number; inQuery: boolean; words: string[] }>`
@@ -277,7 +277,7 @@ export class SearchRepository {
       for (const word of r.words) wordFrequencies.set(word, Math.min(r.df, wordFrequencies.get(word) ?? Infinity));
     }
     const plan = lexicalPlan(rows.filter((r) => r.inQuery), n);
-    const hits = await this.lexicalRounds(plan, namespaces, limit, candidateBudget, [], new Set());
+    const hits = await this.lexicalRounds(plan, avgdl, namespaces, limit, candidateBudget, [], new Set());
     return { hits, wordFrequencies };
   }
 
@@ -288,6 +288,8 @@ export class SearchRepository {
    */
   private async lexicalRounds(
     plan: LexicalPlan,
+    /** The mean chunk length the plan's first rounds were scored with. */
+    avgdl: number,
     namespaces: readonly string[] | null,
     limit: number,
     candidateBudget: number,
@@ -302,7 +304,6 @@ export class SearchRepository {
       return others <= hits[limit - 1]!.raw;
     };
     if (done.size > 0 && settled()) return hits;
-    const { avgdl } = await this.corpusStats();
     const filter = namespaces ? sql`and c.namespace = any(${[...namespaces]}::text[])` : sql``;
     const tsquery = (terms: Iterable<string>) => [...terms].map(tsqueryOperand).join(' | ');
     const weights = sql`(
@@ -358,9 +359,7 @@ export class SearchRepository {
     const { query, words, vector, namespaces, depth, feedbackBeta } = input;
     const candidateBudget = input.candidateBudget ?? CANDIDATE_BUDGET;
     const { n, avgdl } = await this.corpusStats();
-    // q + beta * mean points where q / beta + mean does, and l2_normalize takes the direction only.
-    const feedbackDocs = feedbackBeta > 0 ? input.feedbackDocs : 0;
-    const scaled = feedbackBeta > 0 ? vector.map((x) => x / feedbackBeta) : vector;
+    const feedbackDocs = feedbackBeta === 0 ? 0 : input.feedbackDocs;
     const selective = n * SELECTIVE_FRACTION;
     const filter = namespaces ? sql`and c.namespace = any(${[...namespaces]}::text[])` : sql``;
     const statement = (executor: Kysely<DB>) => sql<HybridStatementRow>`
@@ -392,12 +391,12 @@ export class SearchRepository {
       ),
       feedback as (
         select l2_normalize(coalesce(q.v + (
-          select avg(c.embedding)
+          select avg(c.embedding) * array_fill(${feedbackBeta}::real, array[${vector.length}::int])::vector
           from (select id from lexical order by score desc, id limit ${feedbackDocs}) f
           join chunks c on c.id = f.id
           where c.embedding is not null
         ), q.v)) as v
-        from (select ${this.database.vectorParameter(scaled)}::vector as v) q
+        from (select ${this.database.vectorParameter(vector)}::vector as v) q
       ),
       nearest as materialized (
         ${this.nearestIds(sql`(select v from feedback)`, vector.length, namespaces, depth)}
@@ -429,7 +428,7 @@ export class SearchRepository {
     const plan = lexicalPlan(row.terms.filter((t) => t.inQuery), n);
     const done = new Set(row.terms.filter((t) => t.inRound).map((t) => t.term));
     if (plan.candidates.every((t) => done.has(t.term))) return { lexical, nearest, wordFrequencies };
-    const hits = await this.lexicalRounds(plan, namespaces, depth, candidateBudget, lexical, done);
+    const hits = await this.lexicalRounds(plan, avgdl, namespaces, depth, candidateBudget, lexical, done);
 
     const top = (list: readonly ScoredHit[]) => list.slice(0, feedbackDocs).map((h) => h.chunkId).join();
     if (top(hits) === top(lexical)) return { lexical: hits, nearest, wordFrequencies };
