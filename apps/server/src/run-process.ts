@@ -20,23 +20,33 @@ export async function runProcess(start: (config: Config, logger: Logger) => Prom
     throw error;
   }
   const logger = createLogger({ level: config.server.logLevel });
+  // Signals are handled from before the start: a SIGTERM sent as soon as the process says it
+  // listens (an orchestrator's, a script's) stops it gracefully once started, instead of killing it.
+  let running: { stop(): Promise<void> } | undefined;
+  let signalled = false;
+  const stop = (service: { stop(): Promise<void> }) =>
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  const shutdown = (signal: string) => {
+    if (signalled) {
+      // A second signal while still starting: no waiting for the start to end.
+      if (!running) process.exit(1);
+      return;
+    }
+    signalled = true;
+    logger.info({ signal }, running ? 'shutting down' : 'shutting down once started');
+    if (running) void stop(running);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   try {
-    const running = await start(config, logger);
-    let signalled = false;
-    const shutdown = (signal: string) => {
-      if (signalled) return;
-      signalled = true;
-      logger.info({ signal }, 'shutting down');
-      running.stop().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'error while shutting down');
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
-    process.on('SIGINT', () => shutdown('SIGINT'));
+    running = await start(config, logger);
+    if (signalled) void stop(running);
   } catch (error) {
     if (
       error instanceof StoreLockedError ||
