@@ -31,7 +31,9 @@ describe('a server or worker process', () => {
 
   it('stops gracefully on SIGTERM once running, once however many signals come', async () => {
     const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
-    const stop = vi.fn(() => tick(20));
+    const stop = vi.fn(async () => {
+      await tick(20);
+    });
     await runProcess(async () => ({ stop }));
     expect(stop).not.toHaveBeenCalled();
     process.emit('SIGTERM');
