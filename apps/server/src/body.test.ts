@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { isAppError } from '@kb/core';
 import { describe, expect, it } from 'vitest';
-import { readBody, withholdContinue } from './body.ts';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_OBJECT_MEMBERS, parseJsonObject, readBody, withholdContinue } from './body.ts';
 
 /** A request body the test writes to, with the headers readBody reads. */
 function fakeRequest(headers: Record<string, string> = {}): { req: IncomingMessage; body: PassThrough } {
@@ -89,5 +89,39 @@ describe('readBody', () => {
     const waiting = fakeRequest({ 'content-length': '20', expect: '100-continue' });
     withholdContinue(waiting.req);
     await refusal(readBody(waiting.req, 10, patient));
+  });
+});
+
+describe('the shape of JSON text', () => {
+  const object = (members: number) => `{${Array.from({ length: members }, (_, i) => `"k${i}":{"a":1,"b":[1,2]}`).join(',')}}`;
+
+  it('allows nesting up to the limit and objects of up to the limit of members', () => {
+    expect(jsonShapeProblem(`${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`)).toBeUndefined();
+    expect(jsonShapeProblem(object(MAX_JSON_OBJECT_MEMBERS))).toBeUndefined();
+    // Members are counted per object: many objects of a few members each are fine.
+    expect(jsonShapeProblem(`[${Array.from({ length: 3 * MAX_JSON_OBJECT_MEMBERS }, () => '{"a":1,"b":2}').join(',')}]`)).toBeUndefined();
+    expect(jsonShapeProblem(`[${'0,'.repeat(100_000)}0]`)).toBeUndefined();
+  });
+
+  it('names what is too big: the depth, or an object too wide at any level', () => {
+    expect(jsonShapeProblem(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`)).toBe(`nested more than ${MAX_JSON_DEPTH} levels deep`);
+    expect(jsonShapeProblem(object(MAX_JSON_OBJECT_MEMBERS + 1))).toBe(`holding an object of more than ${MAX_JSON_OBJECT_MEMBERS} members`);
+    expect(jsonShapeProblem(`{"metadata":${object(MAX_JSON_OBJECT_MEMBERS + 1)}}`)).toBe(`holding an object of more than ${MAX_JSON_OBJECT_MEMBERS} members`);
+  });
+
+  it('does not count what is inside strings', () => {
+    const text = JSON.stringify({ a: '{'.repeat(1000) + ':'.repeat(50_000) + '\\"[' });
+    expect(jsonShapeProblem(text)).toBeUndefined();
+  });
+});
+
+describe('a JSON object body', () => {
+  it('parses an object, an empty body as an empty one, and refuses any other value in one sentence', () => {
+    expect(parseJsonObject(Buffer.from('{"a":1}'))).toEqual({ a: 1 });
+    expect(parseJsonObject(Buffer.alloc(0))).toEqual({});
+    for (const [text, kind] of [['[1]', 'an array'], ['"x"', 'a string'], ['1', 'a number'], ['null', 'null'], ['false', 'a boolean']]) {
+      expect(() => parseJsonObject(Buffer.from(text!))).toThrow(`Expected a JSON object as the body, not ${kind}`);
+    }
+    expect(() => parseJsonObject(Buffer.from('{"a":'))).toThrow(/^Malformed JSON body/);
   });
 });

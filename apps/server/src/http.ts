@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
 import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
 import { adminDir as builtAdminDir } from '@kb/admin';
@@ -8,11 +8,11 @@ import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createAdminRoutes } from './admin-route.ts';
-import { jsonDepth, MAX_JSON_DEPTH, readBody, withholdContinue } from './body.ts';
+import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
 import { handleChatRoute } from './chat-route.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
-import { bodyLimit, findRoute, operationMatcher, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
+import { bodyLimit, findRoute, operationIndex, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
 
 const requestMeta = Symbol('kb.request');
@@ -104,8 +104,9 @@ function createContext(services: Services, req: KbRequest): RequestContext {
   };
 }
 
-function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, fallback: Logger): void {
-  const log = ctx?.log ?? fallback;
+/** Logs a procedure's failure with its request's logger (and so its request id), even when it failed before its context was made. */
+function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, req: unknown, fallback: Logger): void {
+  const log = ctx?.log ?? (req as KbRequest | undefined)?.[requestMeta]?.log ?? fallback;
   if (error.code === 'INTERNAL_SERVER_ERROR') {
     log.error({ err: error.cause ?? error }, 'request failed');
   } else {
@@ -122,7 +123,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   const { config, logger } = services;
   const document = buildOpenApiDocument({ version: SERVICE_VERSION });
   const openApiDocument = JSON.stringify(document);
-  const isRestOperation = operationMatcher(document.paths ?? {}, API_BASE_PATH);
+  const operations = operationIndex(document.paths ?? {}, API_BASE_PATH);
   const docs = createDocsRoutes(API_BASE_PATH);
   const admin = createAdminRoutes({ dir: options.adminDir ?? builtAdminDir, loginEnabled: services.sessions.enabled });
   let shuttingDown = false;
@@ -131,7 +132,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     router: appRouter,
     createContext: ({ req }) => createContext(services, req as KbRequest),
     responseMeta: (opts) => responseMeta(opts as Parameters<typeof responseMeta>[0]),
-    onError: ({ error, ctx }) => logProcedureError(error, ctx as RequestContext | undefined, logger),
+    onError: ({ error, ctx, req }) => logProcedureError(error, ctx as RequestContext | undefined, req, logger),
     maxBodySize: config.limits.maxBodyBytes,
   });
 
@@ -140,7 +141,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     basePath: '/trpc/',
     createContext: ({ req }) => createContext(services, req as KbRequest),
     responseMeta: (opts) => responseMeta(opts as Parameters<typeof responseMeta>[0]),
-    onError: ({ error, ctx }) => logProcedureError(error, ctx, logger),
+    onError: ({ error, ctx, req }) => logProcedureError(error, ctx, req, logger),
     maxBodySize: config.limits.maxBodyBytes,
     // One request, a bounded amount of work: 1,000 batched hybrid searches took 44 s.
     maxBatchSize: MAX_TRPC_BATCH,
@@ -148,7 +149,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
 
   /**
    * tRPC parses its own input (a POST body, or the `input` query parameter of a GET); the input is
-   * held to the REST API's nesting limit first, answered in tRPC's own error envelope.
+   * held to the REST API's limits of shape first (nesting, members), answered in tRPC's own error envelope.
    */
   async function handleTrpc(req: KbRequest, res: ServerResponse, url: URL): Promise<void> {
     let input: string | null = url.searchParams.get('input');
@@ -166,9 +167,8 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       // The adapter takes a body that was already read from here.
       req.body = input;
     }
-    if (input !== null && jsonDepth(input) > MAX_JSON_DEPTH) {
-      return sendTrpcError(res, 'BAD_REQUEST', `JSON input nested more than ${MAX_JSON_DEPTH} levels deep`);
-    }
+    const problem = input === null ? undefined : jsonShapeProblem(input);
+    if (problem !== undefined) return sendTrpcError(res, 'BAD_REQUEST', `JSON input ${problem}`);
     trpc(req, res);
   }
 
@@ -266,7 +266,14 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       body: 'json',
       handle: ({ req, res }) => handleChatRoute(res, createContext(services, req), req.body),
     },
-    { prefix: `${API_BASE_PATH}/`, matches: isRestOperation, body: 'json', handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname) },
+    {
+      // Query parameters are held to those the operation declares before the adapter reads them.
+      prefix: `${API_BASE_PATH}/`,
+      matches: operations.matches,
+      query: operations.queryParameters,
+      body: 'json',
+      handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname),
+    },
     { prefix: '/trpc/', body: 'none', handle: ({ req, res, url }) => handleTrpc(req, res, url) },
   ];
 
@@ -332,10 +339,12 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     server.emit('request', req, res);
   });
 
-  // An Expect header other than 100-continue: Node would answer an empty 417.
+  // An Expect header other than 100-continue: Node would answer an empty 417. It is a bad request
+  // like any other (RFC 9110 allows, not requires, 417), in the one error body and status map.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('X-Request-Id', randomUUID());
-    sendJson(res, 417, { message: `Unsupported Expect header: ${String(req.headers.expect).slice(0, 100)}`, code: 'EXPECTATION_FAILED' });
+    res.setHeader('Connection', 'close');
+    sendError(res, 'BAD_REQUEST', `Unsupported Expect header ${JSON.stringify(String(req.headers.expect).slice(0, 100))}: only 100-continue is supported`);
   });
 
   // Malformed HTTP never reaches the handler: answer it in the same JSON shape.
@@ -344,10 +353,12 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       socket.destroy();
       return;
     }
+    // Headers over Node's limit are a bad request too (as nginx answers them): 400, the status the
+    // document declares for every operation, rather than a 431 it does not.
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ message: tooLarge ? 'Request headers too large' : 'Malformed HTTP request', code: 'BAD_REQUEST' });
+    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${maxHeaderSize} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 

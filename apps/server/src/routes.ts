@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthLevel, RequestContext } from '@kb/api';
 import { AppError } from '@kb/core';
-import { isJsonMediaType, mediaType, parseJsonBody, readBody } from './body.ts';
+import { isJsonMediaType, mediaType, parseJsonObject, readBody } from './body.ts';
 
 /**
  * What a route reads of the request before its handler runs:
  * - `none`: nothing (the handler or the adapter it calls reads what it needs);
- * - `json`: for POST, PUT and PATCH, a JSON body up to the JSON limit (415 for another media
- *   type, 400 for malformed or too deeply nested JSON, 413 over the limit), parsed into `req.body`;
+ * - `json`: for POST, PUT and PATCH, a JSON object up to the JSON limit (415 for another media
+ *   type, 400 for malformed or too deeply nested JSON or another JSON value, 413 over the limit),
+ *   parsed into `req.body`;
  * - `raw`: the body's bytes, up to `maxBytes`, in one of `mediaTypes` (415 otherwise, before any is read).
  */
 export type RouteBody =
@@ -40,11 +41,13 @@ export interface Route {
   matches?(method: string, pathname: string): boolean;
   body: RouteBody;
   /**
-   * Query parameters a body-taking route reads (none when absent); others are refused, as unknown
-   * body fields are: trpc-to-openapi reads the input of POST, PUT and PATCH from the body alone, so
-   * `?topK=2` would be dropped without a word.
+   * Query parameters the route reads; others are refused before anything else is looked at (400
+   * naming them), as unknown body fields are. A body-taking route reads none when this is absent:
+   * trpc-to-openapi reads the input of POST, PUT and PATCH from the body alone, so `?topK=2` would
+   * be dropped without a word. A function gives them per request (the REST operations declare
+   * their own); a route without a body and without this reads what it likes.
    */
-  query?: readonly string[];
+  query?: readonly string[] | ((method: string, pathname: string) => readonly string[]);
   /**
    * Who may call it, checked after the body is read, as procedures check it (401, 403, 429 in the
    * service's error body). Absent: the route is public or checks for itself (the tRPC adapters).
@@ -63,20 +66,52 @@ export function findRoute(routes: readonly Route[], method: string, pathname: st
   );
 }
 
+/** The operations of an OpenAPI document, looked up by method and request path. */
+export interface OperationIndex {
+  /** Whether there is an operation for this method and path, so that a request for none is a 404 before its body or query string is looked at. */
+  matches(method: string, pathname: string): boolean;
+  /** The query parameters that operation declares (none for an unknown one). */
+  queryParameters(method: string, pathname: string): readonly string[];
+}
+
+interface IndexedOperation {
+  pattern: RegExp;
+  method: string;
+  query: readonly string[];
+}
+
 /**
- * Whether an OpenAPI document has an operation for this method and path (`paths` relative to
- * `basePath`, `{name}` matching one path segment; HEAD counts as GET), so that a request for
- * no operation is a 404 before its body or query string is looked at.
+ * The operations of an OpenAPI document (`paths` relative to `basePath`, `{name}` matching one
+ * path segment; HEAD counts as GET), with the query parameters each declares.
  */
-export function operationMatcher(paths: Record<string, object>, basePath: string): (method: string, pathname: string) => boolean {
-  const operations = Object.entries(paths).map(([path, item]) => ({
-    pattern: new RegExp(`^${escapeRegExp(basePath + path).replace(/\\\{[^/]+?\\\}/g, '[^/]+')}$`),
-    methods: new Set(Object.keys(item).filter((key) => HTTP_METHODS.has(key)).map((method) => method.toUpperCase())),
-  }));
-  return (method, pathname) => {
+export function operationIndex(paths: Record<string, object>, basePath: string): OperationIndex {
+  const operations: IndexedOperation[] = Object.entries(paths).flatMap(([path, item]) => {
+    const pattern = new RegExp(`^${escapeRegExp(basePath + path).replace(/\\\{[^/]+?\\\}/g, '[^/]+')}$`);
+    const shared = parameterNames((item as { parameters?: unknown }).parameters);
+    return Object.entries(item)
+      .filter(([key]) => HTTP_METHODS.has(key))
+      .map(([method, operation]) => ({
+        pattern,
+        method: method.toUpperCase(),
+        query: [...new Set([...shared, ...parameterNames((operation as { parameters?: unknown }).parameters)])],
+      }));
+  });
+  const find = (method: string, pathname: string): IndexedOperation | undefined => {
     const wanted = method === 'HEAD' ? 'GET' : method;
-    return operations.some((operation) => operation.methods.has(wanted) && operation.pattern.test(pathname));
+    return operations.find((operation) => operation.method === wanted && operation.pattern.test(pathname));
   };
+  return {
+    matches: (method, pathname) => find(method, pathname) !== undefined,
+    queryParameters: (method, pathname) => find(method, pathname)?.query ?? [],
+  };
+}
+
+/** The names of an OpenAPI parameter list's query parameters. */
+function parameterNames(parameters: unknown): string[] {
+  if (!Array.isArray(parameters)) return [];
+  return parameters.flatMap((parameter: { in?: unknown; name?: unknown }) =>
+    parameter.in === 'query' && typeof parameter.name === 'string' ? [parameter.name] : [],
+  );
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -102,25 +137,34 @@ export function bodyLimit(route: Route, host: Pick<RouteHost, 'maxJsonBytes'>): 
   return typeof route.body === 'object' ? route.body.raw.maxBytes : host.maxJsonBytes;
 }
 
-function refuseQueryParameters(url: URL, allowed: readonly string[]): void {
+function refuseQueryParameters(url: URL, allowed: readonly string[], takesBody: boolean): void {
+  if (url.search === '') return;
   const unknown = [...new Set(url.searchParams.keys())].filter((name) => !allowed.includes(name));
   if (unknown.length === 0) return;
-  const names = unknown.slice(0, 10).map((name) => JSON.stringify(name.slice(0, 100))).join(', ');
-  const takes = allowed.length === 0 ? 'its input goes in the JSON body' : `it takes only ${allowed.map((name) => `"${name}"`).join(', ')}`;
+  const names = unknown.slice(0, 10).map((name) => JSON.stringify(name.slice(0, 100))).join(', ') + (unknown.length > 10 ? ', …' : '');
+  const takes =
+    allowed.length > 0
+      ? `it takes only ${allowed.map((name) => `"${name}"`).join(', ')}`
+      : takesBody
+        ? 'its input goes in the JSON body'
+        : 'it takes none';
   throw new AppError('BAD_REQUEST', `Unknown query parameter${unknown.length === 1 ? '' : 's'} ${names}: ${takes}`);
 }
 
 /** Reads what the route says of the body, checks access if it says so, then runs its handler. */
 export async function serveRoute(route: Route, request: RouteRequest, host: RouteHost): Promise<void> {
   const { req, res } = request;
-  if (route.body !== 'none' && METHODS_WITH_BODY.has(req.method ?? '')) refuseQueryParameters(request.url, route.query ?? []);
-  if (route.body === 'json' && METHODS_WITH_BODY.has(req.method ?? '')) {
+  const method = req.method ?? 'GET';
+  const takesBody = route.body !== 'none' && METHODS_WITH_BODY.has(method);
+  const query = typeof route.query === 'function' ? route.query(method, request.pathname) : route.query;
+  if (query !== undefined || takesBody) refuseQueryParameters(request.url, query ?? [], takesBody);
+  if (route.body === 'json' && takesBody) {
     const type = mediaType(req);
     const body = await readBody(req, host.maxJsonBytes);
     if (body.length > 0 && !isJsonMediaType(type)) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', type ? `Unsupported content type "${type}": send application/json` : 'Missing Content-Type: send application/json');
     }
-    req.body = parseJsonBody(body);
+    req.body = parseJsonObject(body);
     // An adapter checks the header before it looks at the parsed body.
     req.headers['content-type'] = 'application/json';
   } else if (typeof route.body === 'object') {

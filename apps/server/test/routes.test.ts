@@ -4,7 +4,7 @@ import type { RequestContext } from '@kb/api';
 import { AppError, isAppError } from '@kb/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendError, sendJson } from '../src/http-errors.ts';
-import { findRoute, operationMatcher, serveRoute, type Route, type RouteHost } from '../src/routes.ts';
+import { findRoute, operationIndex, serveRoute, type Route, type RouteHost } from '../src/routes.ts';
 
 describe('finding a route', () => {
   const route = (name: string, fields: Omit<Route, 'body' | 'handle'>): Route & { name: string } => ({ name, body: 'none', handle: () => undefined, ...fields });
@@ -35,7 +35,15 @@ describe('finding a route', () => {
 });
 
 describe('matching the operations of an OpenAPI document', () => {
-  const matches = operationMatcher({ '/keys': { get: {}, post: {} }, '/keys/{id}': { delete: {}, parameters: [] }, '/a.b': { get: {} } }, '/api/v1');
+  const operations = operationIndex(
+    {
+      '/keys': { get: { parameters: [{ name: 'label', in: 'query' }, { name: 'x-trace', in: 'header' }] }, post: {} },
+      '/keys/{id}': { delete: { parameters: [{ name: 'id', in: 'path' }, { name: 'force', in: 'query' }] }, parameters: [{ name: 'shared', in: 'query' }] },
+      '/a.b': { get: {} },
+    },
+    '/api/v1',
+  );
+  const matches = operations.matches;
 
   it('answers the methods and paths of its operations, a parameter taking one segment', () => {
     expect(matches('GET', '/api/v1/keys')).toBe(true);
@@ -50,6 +58,14 @@ describe('matching the operations of an OpenAPI document', () => {
     expect(matches('GET', '/api/v1/aXb')).toBe(false);
     expect(matches('GET', '/api/v1/a.b')).toBe(true);
     expect(matches('GET', '/api/v2/keys')).toBe(false);
+  });
+
+  it('gives the query parameters each operation declares, its path item\'s included', () => {
+    expect(operations.queryParameters('GET', '/api/v1/keys')).toEqual(['label']);
+    expect(operations.queryParameters('HEAD', '/api/v1/keys')).toEqual(['label']);
+    expect(operations.queryParameters('POST', '/api/v1/keys')).toEqual([]);
+    expect(operations.queryParameters('DELETE', '/api/v1/keys/k')).toEqual(['shared', 'force']);
+    expect(operations.queryParameters('GET', '/api/v1/nope')).toEqual([]);
   });
 });
 

@@ -40,14 +40,15 @@ export const ERROR_SCHEMA = {
     code: { type: 'string', enum: Object.keys(APP_ERROR_STATUS) },
     issues: {
       type: 'array',
-      description: 'Invalid input only: one entry per problem (zod issues)',
+      description: 'Invalid input only: one entry per problem (zod issues), at most 20',
       items: {
         type: 'object',
         properties: {
           code: { type: 'string', description: 'e.g. invalid_type, too_big, unrecognized_keys' },
           path: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }] }, description: 'Where in the input' },
           message: { type: 'string' },
-          keys: { type: 'array', items: { type: 'string' }, description: 'unrecognized_keys: the unknown field names' },
+          keys: { type: 'array', items: { type: 'string' }, description: 'unrecognized_keys: the unknown field names (at most 10)' },
+          keysTotal: { type: 'integer', description: 'unrecognized_keys: how many unknown fields there were, when more than keys lists' },
         },
         required: ['message'],
       },

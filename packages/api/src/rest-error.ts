@@ -4,36 +4,7 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import type { RequestContext } from './context.ts';
 import { responseMeta } from './response-meta.ts';
 import { toTRPCError } from './trpc.ts';
-
-export interface InputIssue {
-  code?: string;
-  path?: Array<string | number>;
-  message?: string;
-  keys?: string[];
-}
-
-/** Issues listed in the message, at most this many (the rest are counted). */
-const ISSUES_IN_MESSAGE = 5;
-
-/** Invalid-input issues (zod's) as one line: unknown fields by name, other problems by field path. */
-function describeIssues(issues: readonly InputIssue[]): string {
-  const parts = issues.slice(0, ISSUES_IN_MESSAGE).map((issue) => {
-    const where = (issue.path ?? []).join('.');
-    if (issue.code === 'unrecognized_keys' && Array.isArray(issue.keys)) {
-      // Names are the caller's: shortened, and a long list cut, so the message stays a line.
-      const names = issue.keys.slice(0, 10).map((key) => JSON.stringify(key.slice(0, 100))).join(', ') + (issue.keys.length > 10 ? ', …' : '');
-      return `unknown field${issue.keys.length === 1 ? '' : 's'} ${names}${where ? ` in "${where}"` : ''}`;
-    }
-    return where ? `${where}: ${issue.message ?? 'invalid'}` : (issue.message ?? 'invalid');
-  });
-  const more = issues.length - ISSUES_IN_MESSAGE;
-  return parts.join('; ') + (more > 0 ? ` (and ${more} more)` : '');
-}
-
-/** The REST message of an invalid-input answer: "Input validation failed: " and its problems. */
-export function invalidInputMessage(issues: readonly InputIssue[]): string {
-  return `Input validation failed: ${describeIssues(issues)}`;
-}
+import { invalidInputMessage, type InputIssue } from './input-issues.ts';
 
 export interface RestErrorResponse {
   status: number;

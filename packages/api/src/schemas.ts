@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NAMESPACES } from '@kb/core';
+import { quoteValue } from './input-issues.ts';
 
 /*
  * trpc-to-openapi turns on coercion for every number and boolean field of a procedure's input
@@ -14,9 +15,12 @@ export const jsonBoolean = () => z.boolean().pipe(z.boolean());
 export const jsonInt = (min: number, max: number) => z.number().int().min(min).max(max).pipe(z.number());
 
 /** One of the four namespaces. */
-export const namespaceSchema = z.enum(NAMESPACES, {
-  error: (issue) => `must be one of ${NAMESPACES.join(', ')}${issue.input === undefined ? '' : ` (got ${JSON.stringify(issue.input)})`}`,
-});
+export const namespaceSchema = z.enum(NAMESPACES, { error: (issue) => oneOf(NAMESPACES, issue.input) });
+
+/** The message of a value outside a closed set: the set, and an excerpt of what came. */
+export function oneOf(values: readonly string[], input: unknown): string {
+  return `must be one of ${values.join(', ')}${input === undefined ? '' : ` (got ${quoteValue(input)})`}`;
+}
 
 /** Metadata nested deeper than this is refused (nothing filters that deep; hashing and storing it would not be bounded). */
 export const MAX_METADATA_DEPTH = 32;
@@ -43,3 +47,32 @@ export const metadataSchema = z
   .refine((value) => valueDepth(value) <= MAX_METADATA_DEPTH, {
     message: `must not be nested more than ${MAX_METADATA_DEPTH} levels deep`,
   });
+
+/**
+ * `schema` held to at most `max` characters, counted as JSON Schema counts them (Unicode code
+ * points: an emoji is one character, where String.length says two), and published as `maxLength`.
+ * Checked after the schema's own checks (trimming included).
+ */
+export function maxChars<T extends z.ZodString>(schema: T, max: number, message = `Too big: expected string to have <=${max} characters`): T {
+  return schema
+    .superRefine((value, ctx) => {
+      // A code point is one or two UTF-16 units: only lengths between max and 2 * max need counting.
+      if (value.length <= max) return;
+      if (value.length <= 2 * max && codePoints(value, max + 1) <= max) return;
+      ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value, message });
+    })
+    .meta({ maxLength: max }) as T;
+}
+
+/** Code points in `text`, counting stops past `limit`. */
+function codePoints(text: string, limit: number): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count < limit; i++, count++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return count;
+}

@@ -1,8 +1,10 @@
 import { illFormedTextPath } from '@kb/content';
 import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, rateLimitHeaders, SESSION_COOKIE } from '@kb/core';
 import { initTRPC, TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AuthLevel, Caller, RequestContext } from './context.ts';
+import { boundIssues, invalidInputMessage } from './input-issues.ts';
 import type { DeclaredErrorStatus } from './openapi-responses.ts';
 
 export interface Meta extends OpenApiMeta {
@@ -56,11 +58,33 @@ export function toTRPCError(error: AppError): TRPCError {
   return new TRPCError({ code: error.code, message: error.message, cause: error });
 }
 
-/** Domain errors keep their code (and so their status) on the way out. */
+/**
+ * Invalid input as every answer reports it: the issues bounded (a million unknown fields or a
+ * ten-megabyte value must not come back whole) and the message naming them, over REST and tRPC alike.
+ */
+function invalidInput(cause: ZodError): TRPCError {
+  const issues = boundIssues(cause.issues);
+  const message = invalidInputMessage(issues, cause.issues.length);
+  return new TRPCError({ code: 'BAD_REQUEST', message, cause: new BoundedZodError(message, issues) });
+}
+
+/** The bounded issues in the shape the REST adapter reports: an Error named ZodError with `issues`. */
+class BoundedZodError extends Error {
+  constructor(
+    message: string,
+    readonly issues: readonly unknown[],
+  ) {
+    super(message);
+    this.name = 'ZodError';
+  }
+}
+
+/** Domain errors keep their code (and so their status) on the way out; invalid input is reported bounded. */
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok) {
     const cause = result.error.cause;
+    if (result.error.code === 'BAD_REQUEST' && cause instanceof ZodError) return { ...result, error: invalidInput(cause) };
     if (isAppError(cause)) return { ...result, error: toTRPCError(cause) };
     if (cause instanceof RateLimiterUnavailableError) {
       return {

@@ -541,15 +541,17 @@ export interface components {
             message: string;
             /** @enum {string} */
             code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE";
-            /** @description Invalid input only: one entry per problem (zod issues) */
+            /** @description Invalid input only: one entry per problem (zod issues), at most 20 */
             issues?: {
                 /** @description e.g. invalid_type, too_big, unrecognized_keys */
                 code?: string;
                 /** @description Where in the input */
                 path?: (string | number)[];
                 message: string;
-                /** @description unrecognized_keys: the unknown field names */
+                /** @description unrecognized_keys: the unknown field names (at most 10) */
                 keys?: string[];
+                /** @description unrecognized_keys: how many unknown fields there were, when more than keys lists */
+                keysTotal?: number;
             }[];
         };
     };

@@ -1,5 +1,6 @@
 import { AppError } from '@kb/core';
 import { z } from 'zod';
+import { maxChars } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { setSessionCookie } from './session-cookie.ts';
 
@@ -21,7 +22,7 @@ export const login = procedure
     },
     example: { input: { password: 'correct horse battery staple' }, output: { ok: true, expiresAt: '2026-11-25T09:30:00.000Z' } },
   })
-  .input(z.strictObject({ password: z.string().min(1).max(1000) }))
+  .input(z.strictObject({ password: maxChars(z.string().min(1), 1000) }))
   .output(z.object({ ok: z.literal(true), expiresAt: z.string() }))
   .mutation(async ({ ctx, input }) => {
     // Password guessing is limited per client address.

@@ -1,27 +1,21 @@
 import { canonicalLanguageTag } from '@kb/core';
 import { z } from 'zod';
-import { jsonBoolean, namespaceSchema } from '../../schemas.ts';
+import { jsonBoolean, maxChars, namespaceSchema } from '../../schemas.ts';
 
 /** Longest question a chat request takes (a pasted error message or log excerpt fits). */
 export const MAX_CHAT_MESSAGE_CHARS = 10_000;
 
 /** A BCP 47 language tag, checked (and canonicalised by the procedures that take it). */
-export const languageTagSchema = z
-  .string()
-  .max(64)
-  .refine((tag) => canonicalLanguageTag(tag) !== undefined, { message: 'must be a BCP 47 language tag such as "en", "fr" or "pt-BR"' });
+export const languageTagSchema = maxChars(z.string(), 64).refine((tag) => canonicalLanguageTag(tag) !== undefined, { message: 'must be a BCP 47 language tag such as "en", "fr" or "pt-BR"' });
 
 /** The body of POST /chat; unknown fields are refused, naming them (a typo is never ignored). */
 export const chatInput = z.strictObject({
-  message: z.string().trim().min(1, 'message must not be empty').max(MAX_CHAT_MESSAGE_CHARS).meta({ description: "The user's question" }),
+  message: maxChars(z.string().trim().min(1, 'message must not be empty'), MAX_CHAT_MESSAGE_CHARS).meta({ description: "The user's question" }),
   source: z
     .union([namespaceSchema, z.array(namespaceSchema).max(4)])
     .optional()
     .meta({ description: 'Namespace(s) to search: one or a list of up to 4. Absent or an empty list: all namespaces.' }),
-  conversationId: z
-    .string()
-    .min(1)
-    .max(100)
+  conversationId: maxChars(z.string().min(1), 100)
     .optional()
     .meta({ description: 'Continues a stored conversation (from an earlier meta event or answer). Unknown: 404.' }),
   language: languageTagSchema

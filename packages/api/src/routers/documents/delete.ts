@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxChars } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { documentIdInput } from './schemas.ts';
 
@@ -17,10 +18,7 @@ export const deleteDocument = procedure
   })
   .input(
     documentIdInput.extend({
-      folder: z
-        .string()
-        .min(1)
-        .max(4096)
+      folder: maxChars(z.string().min(1), 4096)
         .optional()
         .meta({ description: 'Delete only while the document records this folder (`kb ingest-folder --prune` sends it); otherwise 404' }),
     }),

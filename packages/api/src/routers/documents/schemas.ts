@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxChars } from '../../schemas.ts';
 
 export const documentSchema = z
   .object({
@@ -24,7 +25,7 @@ export const documentChunkSchema = z
   })
   .meta({ id: 'DocumentChunk' });
 
-export const documentIdInput = z.strictObject({ id: z.string().min(1).max(100) });
+export const documentIdInput = z.strictObject({ id: maxChars(z.string().min(1), 100) });
 
 /** The document the operations' examples show. */
 export const DOCUMENT_EXAMPLE = {

@@ -1,5 +1,6 @@
 import { canonicalLanguageTag, NAMESPACES, rateLimitHeaders } from '@kb/core';
 import { z } from 'zod';
+import { maxChars, oneOf } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
 
@@ -10,16 +11,9 @@ const SCOPES = [...NAMESPACES, 'all'] as const;
 
 /** Query parameters of GET /faq; an unknown parameter is refused, naming it. */
 export const faqInput = z.strictObject({
-  q: z
-    .string()
-    .trim()
-    .min(1, 'q must not be empty')
-    .max(MAX_FAQ_TOPIC_CHARS, `q must be at most ${MAX_FAQ_TOPIC_CHARS} characters`)
-    .meta({ description: `The FAQ's topic or question, 1 to ${MAX_FAQ_TOPIC_CHARS} characters` }),
+  q: maxChars(z.string().trim().min(1, 'q must not be empty'), MAX_FAQ_TOPIC_CHARS, `q must be at most ${MAX_FAQ_TOPIC_CHARS} characters`).meta({ description: `The FAQ's topic or question, 1 to ${MAX_FAQ_TOPIC_CHARS} characters` }),
   source: z
-    .enum(SCOPES, {
-      error: (issue) => `must be one of ${SCOPES.join(', ')}${issue.input === undefined ? '' : ` (got ${JSON.stringify(issue.input)})`}`,
-    })
+    .enum(SCOPES, { error: (issue) => oneOf(SCOPES, issue.input) })
     .meta({ description: 'The namespace to draw on, default user_docs; all: every namespace' })
     .optional(),
   lang: languageTagSchema.meta({ description: "BCP 47 tag of the FAQ's language. Absent: detected from q (else en)." }).optional(),

@@ -1,17 +1,14 @@
 import { z } from 'zod';
-import { metadataSchema, namespaceSchema } from '../../schemas.ts';
+import { maxChars, metadataSchema, namespaceSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 
 export const ingestMarkdownInput = z.strictObject({
-  title: z.string().trim().min(1, 'title must not be empty').max(1000),
+  title: maxChars(z.string().trim().min(1, 'title must not be empty'), 1000),
   content: z.string().meta({ description: 'Raw Markdown. YAML front matter becomes metadata. May be empty (a document with no chunks).' }),
   namespace: namespaceSchema,
-  slug: z.string().trim().min(1, 'slug must not be empty').max(1000).optional().meta({ description: 'Deduplication key within the namespace. Defaults to the title.' }),
+  slug: maxChars(z.string().trim().min(1, 'slug must not be empty'), 1000).optional().meta({ description: 'Deduplication key within the namespace. Defaults to the title.' }),
   metadata: metadataSchema.optional().meta({ description: 'Arbitrary key-value metadata (JSON, at most 32 levels deep). An http(s) `url` becomes the document\'s link.' }),
-  folder: z
-    .string()
-    .min(1)
-    .max(4096)
+  folder: maxChars(z.string().min(1), 4096)
     .optional()
     .meta({ description: 'The folder a folder sync read the document from (`kb ingest-folder --api-url`); recorded even when the document is unchanged, and what `--prune` compares' }),
 });

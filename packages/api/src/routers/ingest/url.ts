@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { namespaceSchema } from '../../schemas.ts';
+import { maxChars, namespaceSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { ingestResultSchema } from './markdown.ts';
 
@@ -30,9 +30,9 @@ export const ingestUrl = procedure
   })
   .input(
     z.strictObject({
-      url: z.string().trim().min(1, 'url must not be empty').max(8192),
+      url: maxChars(z.string().trim().min(1, 'url must not be empty'), 8192),
       namespace: namespaceSchema,
-      title: z.string().trim().min(1, 'title must not be empty').max(1000).optional().meta({ description: "Defaults to the page's own title" }),
+      title: maxChars(z.string().trim().min(1, 'title must not be empty'), 1000).optional().meta({ description: "Defaults to the page's own title" }),
     }),
   )
   .output(ingestResultSchema)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonBoolean, jsonInt } from '../../schemas.ts';
+import { jsonBoolean, jsonInt, maxChars } from '../../schemas.ts';
 
 const limit = z.number().int().nullable();
 const limitInput = jsonInt(0, 1_000_000_000).nullable();
@@ -20,7 +20,7 @@ export const apiKeySchema = z
   .meta({ id: 'ApiKey' });
 
 export const createApiKeyInput = z.strictObject({
-  label: z.string().trim().min(1, 'label must not be empty').max(200),
+  label: maxChars(z.string().trim().min(1, 'label must not be empty'), 200),
   admin: jsonBoolean().optional().meta({ description: 'Admin keys may call the admin endpoints. Default false.' }),
   rateLimitRpm: limitInput.optional().meta({ description: 'Requests allowed in any 60 seconds; null or absent is unlimited, 0 blocks the key' }),
   rateLimitRpd: limitInput.optional().meta({ description: 'Requests allowed in any 24 hours; null or absent is unlimited, 0 blocks the key' }),

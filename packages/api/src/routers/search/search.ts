@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { jsonInt, namespaceSchema } from '../../schemas.ts';
+import { jsonInt, maxChars, namespaceSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 
 export const searchInput = z.strictObject({
-  query: z.string().trim().min(1, 'query must not be empty').max(10_000),
+  query: maxChars(z.string().trim().min(1, 'query must not be empty'), 10_000),
   source: z
     .union([namespaceSchema, z.array(namespaceSchema).max(4)])
     .optional()
