@@ -54,10 +54,18 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
  * The composition root: configuration -> database (migrated) -> Redis -> services -> HTTP.
  * `database` may be passed in (tests hand over a prepared one; it is then not closed here).
  */
-export async function startService(
-  config: Config,
-  options: { logger?: Logger; database?: Database; adminDir?: string } = {},
-): Promise<RunningService> {
+export interface StartOptions {
+  logger?: Logger;
+  database?: Database;
+  adminDir?: string;
+  /**
+   * Given, and the store has never held a key: an admin key is made at the first start and handed
+   * here (its secret, once), so that a new user can call the API without stopping the server.
+   */
+  onFirstAdminKey?: (key: string) => void;
+}
+
+export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger({ level: config.server.logLevel });
   const store = await openStore(config, { logger, database: options.database });
   const { database, embedder } = store;
@@ -79,6 +87,13 @@ export async function startService(
     });
   });
   await services.start();
+  if (options.onFirstAdminKey) {
+    const first = await services.keys.issueFirstAdminKey();
+    if (first) {
+      logger.info({ keyId: first.id }, 'first admin key made for this new store (its secret is shown once, on the terminal)');
+      options.onFirstAdminKey(first.key);
+    }
+  }
   // The worker pool takes about a second to start: not on the first spec's time.
   warmUpWorkerPool();
   const { port } = app.server.address() as AddressInfo;

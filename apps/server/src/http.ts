@@ -10,6 +10,7 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createAdminRoutes } from './admin-route.ts';
 import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
 import { handleChatRoute } from './chat-route.ts';
+import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, operationIndex, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
@@ -62,6 +63,8 @@ interface RequestMeta {
   log: Logger;
   ip: string;
   secure: boolean;
+  /** This server's origin as the client reached it. */
+  selfOrigin: string;
 }
 
 type KbRequest = RouteRequestMessage & { [requestMeta]?: RequestMeta };
@@ -81,6 +84,13 @@ function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
+/** This server's origin as the client named it: the scheme it reached us by and its Host (a trusted proxy's X-Forwarded-Host). */
+function selfOrigin(req: IncomingMessage, secure: boolean, trustProxy: boolean): string {
+  const forwarded = trustProxy ? req.headers['x-forwarded-host'] : undefined;
+  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || req.headers.host || 'localhost';
+  return `${secure ? 'https' : 'http'}://${host}`;
+}
+
 function createContext(services: Services, req: KbRequest): RequestContext {
   const meta = req[requestMeta]!;
   let cookies: Map<string, string> | undefined;
@@ -93,6 +103,7 @@ function createContext(services: Services, req: KbRequest): RequestContext {
     requestId: meta.requestId,
     ip: meta.ip,
     secure: meta.secure,
+    selfOrigin: meta.selfOrigin,
     log: meta.log,
     header,
     cookie(name) {
@@ -126,6 +137,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   const operations = operationIndex(document.paths ?? {}, API_BASE_PATH);
   const docs = createDocsRoutes(API_BASE_PATH);
   const admin = createAdminRoutes({ dir: options.adminDir ?? builtAdminDir, loginEnabled: services.sessions.enabled });
+  const cors = new Cors(API_BASE_PATH, services.keys);
   let shuttingDown = false;
 
   const rest = createOpenApiNodeHttpHandler({
@@ -286,6 +298,15 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   async function handle(req: KbRequest, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const pathname = decodeUnreserved(url.pathname);
+    // The operations pages call answer browsers (CORS) before anything else, refusals included.
+    const browserPath = pathname.startsWith(API_BASE_PATH) ? cors.match(pathname) : undefined;
+    if (browserPath) {
+      const origin = req.headers.origin;
+      const self = req[requestMeta]!.selfOrigin;
+      if (req.method === 'OPTIONS') return cors.preflight(res, browserPath, origin, self);
+      res.setHeader('Vary', 'Origin');
+      if (origin !== undefined && (await cors.allows(browserPath, origin, self))) Cors.allow(res, origin);
+    }
     const route = findRoute(routes, req.method ?? 'GET', pathname);
     if (!route) return sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
     await serveRoute(route, { req, res, url, pathname }, routeHost);
@@ -299,7 +320,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     const secure =
       (req.socket as { encrypted?: boolean }).encrypted === true ||
       (config.server.trustProxy && req.headers['x-forwarded-proto'] === 'https');
-    req[requestMeta] = { requestId, log, ip: clientAddress(req, config.server.trustProxy), secure };
+    req[requestMeta] = { requestId, log, ip: clientAddress(req, config.server.trustProxy), secure, selfOrigin: selfOrigin(req, secure, config.server.trustProxy) };
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -1,4 +1,20 @@
 import { startService } from './app.ts';
 import { runProcess } from './run-process.ts';
 
-await runProcess((config, logger) => startService(config, { logger }));
+/** The first admin key of a new store, on the terminal (stderr) and never in the log. */
+function showFirstAdminKey(key: string): void {
+  process.stderr.write(
+    [
+      '',
+      'This store had no API key, so an admin key was made for it. It is shown this once:',
+      '',
+      `    ${key}`,
+      '',
+      'Use it as "Authorization: Bearer <key>"; create other keys with POST /api/v1/keys, and revoke this one when you no longer need it.',
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+await runProcess((config, logger) => startService(config, { logger, onFirstAdminKey: showFirstAdminKey }));

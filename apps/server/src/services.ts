@@ -4,6 +4,12 @@ import {
   AdminSessions,
   ApiKeysRepository,
   ApiKeysService,
+  AssistantService,
+  BotCheck,
+  FeedbackRepository,
+  FeedbackService,
+  PublishableLimits,
+  VisitorTokens,
   BullJobQueue,
   ChatService,
   ConversationsRepository,
@@ -65,6 +71,7 @@ export function createServices(deps: {
 }): Services {
   const { config, database, logger, redis, embedder } = deps;
   const keysRepository = new ApiKeysRepository(database.db);
+  const keys = new ApiKeysService(keysRepository);
   const usage = new UsageTracker(keysRepository, logger);
   usage.start();
   const ingestion = new IngestionService(database, embedder, logger);
@@ -79,6 +86,7 @@ export function createServices(deps: {
         config.embedding.voyageApiKey,
         config.llm.anthropicApiKey,
         config.security.adminPassword,
+        config.assistant.botCheck?.secret,
       ],
     },
   );
@@ -87,6 +95,13 @@ export function createServices(deps: {
   const conversations = new ConversationsRepository(database);
   const queryLog = new QueryLog(new QueryLogRepository(database.db), logger, { retentionDays: config.insights.queryLogDays });
   const rateLimiter = new SlidingWindowRateLimiter(redis ? { redis } : {});
+  const feedbackRepository = new FeedbackRepository(database.db);
+  const assistant = new AssistantService(
+    keys,
+    new VisitorTokens(database.db, { ttlMs: config.assistant.visitorTokenTtlMs }),
+    new PublishableLimits(rateLimiter, config.jobs.queuePrefix),
+    config.assistant.botCheck ? new BotCheck(config.assistant.botCheck, logger) : null,
+  );
   const faq = createFaqService({ config, database, answers, rateLimiter, logger });
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
@@ -96,7 +111,7 @@ export function createServices(deps: {
     database,
     logger,
     redis,
-    keys: new ApiKeysService(keysRepository),
+    keys,
     usage,
     rateLimiter,
     sessions: new AdminSessions(database.db, {
@@ -121,7 +136,9 @@ export function createServices(deps: {
     wikiImports: new WikiImports(jobsRepository, queue, config.wiki, logger),
     answers,
     chat: new ChatService(conversations, answers, logger, queryLog),
-    conversations: new ConversationsService(conversations),
+    conversations: new ConversationsService(conversations, feedbackRepository),
+    feedback: new FeedbackService(feedbackRepository),
+    assistant,
     faq,
     documents: new DocumentsService(database, logger),
     queryLog,

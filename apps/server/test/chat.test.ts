@@ -75,6 +75,7 @@ describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in 
     expect(meta).toEqual({
       type: 'meta',
       conversationId: expect.any(String),
+      messageId: expect.any(String),
       sources: [{ title: 'Install Hugo', documentId: installId, slug: 'install', namespace: 'user_docs' }],
     });
     expect(rest.length).toBeGreaterThan(1);
@@ -88,7 +89,7 @@ describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in 
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
     const body = await json(res);
-    expect(body).toEqual({ conversationId: expect.any(String), answer: expect.stringContaining('300 seconds'), sources: [expect.objectContaining({ title: 'Caching', slug: 'ops/caching', namespace: 'tech_docs' })], language: 'en' });
+    expect(body).toEqual({ conversationId: expect.any(String), messageId: expect.any(String), answer: expect.stringContaining('300 seconds'), sources: [expect.objectContaining({ title: 'Caching', slug: 'ops/caching', namespace: 'tech_docs' })], language: 'en' });
     const elsewhere = await json(await chat({ message: 'How long does a page stay cached?', stream: false, source: ['wiki', 'api_endpoints'] }));
     expect(elsewhere.sources).toEqual([]);
     expect(elsewhere.answer).toMatch(/could not find anything/);
@@ -268,7 +269,10 @@ describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in 
   describe('security', () => {
     securitySuite(() => service, [
       { procedure: 'chat.ask', json: { message: 'hello' } },
+      { procedure: 'chat.feedback', json: { messageId: '00000000-0000-4000-8000-000000000000', rating: 'up' } },
       { procedure: 'conversations.list' },
+      { procedure: 'conversations.get', path: '/api/v1/conversations/00000000-0000-4000-8000-000000000000' },
+      { procedure: 'feedback.list' },
     ]);
   });
 });

@@ -45,8 +45,10 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
     expect(listed).toEqual({
       id: created.id,
       label: 'listed',
+      kind: 'secret',
       keyPrefix: created.key.slice(0, 9),
       admin: false,
+      namespaces: null,
       requestCount: 0,
       rateLimitRpm: null,
       rateLimitRpd: null,
@@ -113,6 +115,7 @@ describe.each(kinds)('API keys over HTTP (%s)', (kind) => {
     securitySuite(() => service, [
       { procedure: 'keys.list' },
       { procedure: 'keys.create', json: { label: 'x' } },
+      { procedure: 'keys.update', path: '/api/v1/keys/00000000-0000-4000-8000-000000000000', json: { label: 'y' } },
       { procedure: 'keys.revoke', path: '/api/v1/keys/00000000-0000-4000-8000-000000000000' },
     ]);
   });

@@ -15,8 +15,8 @@ export interface ProcedureUnderTest {
 type Procedures = Record<string, { _def: { meta?: Meta } }>;
 
 /** The router's procedures that need credentials, with their REST route and level. */
-export function protectedProcedures(): Map<string, { method: string; path: string; level: 'apiKey' | 'admin' }> {
-  const found = new Map<string, { method: string; path: string; level: 'apiKey' | 'admin' }>();
+export function protectedProcedures(): Map<string, { method: string; path: string; level: 'apiKey' | 'admin'; publishable: boolean }> {
+  const found = new Map<string, { method: string; path: string; level: 'apiKey' | 'admin'; publishable: boolean }>();
   for (const [name, procedure] of Object.entries(appRouter._def.procedures as unknown as Procedures)) {
     const meta = procedure._def.meta;
     // Absent means admin: access is denied by default.
@@ -24,7 +24,7 @@ export function protectedProcedures(): Map<string, { method: string; path: strin
     if (level === 'public') continue;
     const rest = meta?.openapi ?? meta?.restRoute;
     if (!rest) throw new Error(`${name} has no REST route`);
-    found.set(name, { method: rest.method, path: `${API_BASE_PATH}${rest.path}`, level });
+    found.set(name, { method: rest.method, path: `${API_BASE_PATH}${rest.path}`, level, publishable: meta?.publishable !== undefined });
   }
   return found;
 }
@@ -82,5 +82,25 @@ export function securitySuite(getService: () => TestService, procedures: Procedu
         expect(await res.json()).toMatchObject({ code: 'FORBIDDEN' });
       });
     }
+
+    // The key-kind by route matrix: a publishable key, from a page it allows, is refused wherever
+    // the procedure is not open to such keys, and never refused for its kind where it is.
+    it(`${name}: ${route.publishable ? 'not refused for its kind' : '403'} with a publishable key from a page it allows`, async () => {
+      const { key } = await getService().services.keys.create({
+        label: 'page',
+        kind: 'publishable',
+        namespaces: ['user_docs'],
+        allowedOrigins: ['https://docs.example.com'],
+      });
+      const res = await call({ key, headers: { origin: 'https://docs.example.com' } });
+      const body = (await res.text()).slice(0, 500);
+      if (route.publishable) {
+        expect(body, name).not.toMatch(/not open to publishable keys/);
+        expect(res.status, body).not.toBe(401);
+      } else {
+        expect(res.status, body).toBe(403);
+        expect(JSON.parse(body)).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('not open to publishable keys') });
+      }
+    });
   }
 }

@@ -1,6 +1,8 @@
 import type {
   AdminSessions,
   ApiKeysService,
+  AssistantService,
+  FeedbackService,
   AuthenticatedKey,
   ChatService,
   ConversationsService,
@@ -40,6 +42,8 @@ export interface ApiServices {
   faq: FaqService;
   documents: DocumentsService;
   queryLog: QueryLog;
+  assistant: AssistantService;
+  feedback: FeedbackService;
 }
 
 export interface RequestContext {
@@ -49,6 +53,8 @@ export interface RequestContext {
   ip: string;
   /** Whether the client reached us over TLS (directly or through a trusted proxy). */
   secure: boolean;
+  /** This server's origin as the client reached it (scheme and Host): its own pages' origin. */
+  selfOrigin?: string;
   log: Logger;
   header(name: string): string | undefined;
   cookie(name: string): string | undefined;

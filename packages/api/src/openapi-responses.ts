@@ -12,7 +12,7 @@ import type { AuthLevel } from './context.ts';
  * Statuses a procedure declares in its meta: the ones its access, input and body do not imply, or
  * an implied one it describes better (a declared description replaces the derived one; a 503 adds to it).
  */
-export type DeclaredErrorStatus = 400 | 401 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 503;
+export type DeclaredErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 503;
 
 /** What of a procedure's meta the document's responses depend on. */
 export interface OperationTraits {
@@ -22,6 +22,8 @@ export interface OperationTraits {
   errors: Partial<Record<number, string>>;
   /** A public operation limited per client address, whose answers carry the RateLimit-* headers. */
   limitedPerClient?: boolean;
+  /** Open to publishable keys: a public one then takes a key too (and can refuse it). */
+  publishable?: boolean;
 }
 
 /** The code of each status: the one status map, read backwards. */
@@ -125,7 +127,12 @@ const SHARED_ERRORS = {
     example: 'Missing credentials: send "Authorization: Bearer <API key>"',
     headers: headers('WWW-Authenticate'),
   },
-  Forbidden: { status: 403, description: 'An API key without admin rights', example: 'This operation needs an admin API key or an admin session' },
+  Forbidden: { status: 403, description: 'An API key without admin rights, or a publishable key', example: 'This operation needs an admin API key or an admin session' },
+  KeyForbidden: {
+    status: 403,
+    description: "A namespace outside the key's namespaces; a publishable key where it may not be used, or from a page it does not allow",
+    example: 'This key may not use the namespace "wiki": it is limited to user_docs',
+  },
   PayloadTooLarge: {
     status: 413,
     description: 'The body is larger than the limit (KB_MAX_BODY_BYTES, 10 MB by default)',
@@ -156,8 +163,9 @@ export function derivedErrors(traits: OperationTraits): Map<number, keyof typeof
   const errors = new Map<number, keyof typeof SHARED_ERRORS | ErrorAnswer>();
   const body = takesBody(traits.method);
   errors.set(400, body ? 'InvalidBody' : 'InvalidQuery');
-  if (traits.auth !== 'public') errors.set(401, 'Unauthorized');
+  if (traits.auth !== 'public' || traits.publishable) errors.set(401, 'Unauthorized');
   if (traits.auth === 'admin') errors.set(403, 'Forbidden');
+  else if (traits.auth === 'apiKey' || traits.publishable) errors.set(403, 'KeyForbidden');
   if (body) {
     errors.set(413, 'PayloadTooLarge');
     errors.set(415, 'UnsupportedMediaType');

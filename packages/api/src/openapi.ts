@@ -140,6 +140,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
       auth,
       errors: declaredErrors(meta),
       ...(meta.limitedPerClient ? { limitedPerClient: true } : {}),
+      ...(meta.publishable ? { publishable: true } : {}),
     });
     if (meta.example) addExample(operation, meta.example);
   }

@@ -1,8 +1,10 @@
+import { assistantRouter } from './routers/assistant/router.ts';
 import { authRouter } from './routers/auth/router.ts';
 import { chatRouter } from './routers/chat/router.ts';
 import { conversationsRouter } from './routers/conversations/router.ts';
 import { documentsRouter } from './routers/documents/router.ts';
 import { faqRouter } from './routers/faq/router.ts';
+import { feedbackRouter } from './routers/feedback/router.ts';
 import { ingestRouter } from './routers/ingest/router.ts';
 import { insightsRouter } from './routers/insights/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
@@ -19,6 +21,8 @@ export const appRouter = router({
   faq: faqRouter,
   documents: documentsRouter,
   insights: insightsRouter,
+  feedback: feedbackRouter,
+  assistant: assistantRouter,
 });
 
 export type AppRouter = typeof appRouter;

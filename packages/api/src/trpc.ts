@@ -1,5 +1,16 @@
 import { illFormedTextPath } from '@kb/content';
-import { APP_ERROR_STATUS, AppError, isAppError, RateLimiterUnavailableError, rateLimitHeaders, SESSION_COOKIE } from '@kb/core';
+import {
+  APP_ERROR_STATUS,
+  AppError,
+  isAppError,
+  keyPrincipal,
+  RateLimiterUnavailableError,
+  rateLimitHeaders,
+  SESSION_COOKIE,
+  SESSION_PRINCIPAL,
+  type AuthenticatedKey,
+  type Principal,
+} from '@kb/core';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -7,9 +18,24 @@ import type { AuthLevel, Caller, RequestContext } from './context.ts';
 import { boundIssues, invalidInputMessage } from './input-issues.ts';
 import type { DeclaredErrorStatus } from './openapi-responses.ts';
 
+/**
+ * What a publishable key may do with a procedure: `read` (not counted per visitor), `question`
+ * (counted against the visitor's questions), `answer` (and against the key's daily answers),
+ * `visitor` (the bot check itself, which needs no visitor token).
+ */
+export type PublishableUse = 'read' | 'question' | 'answer' | 'visitor';
+
 export interface Meta extends OpenApiMeta {
   /** Who may call the procedure. Absent means admin: access is denied by default. */
   auth?: AuthLevel;
+  /**
+   * Open to publishable keys, and so to web pages: absent, a publishable key gets a 403. Browsers
+   * are answered (CORS) for the origins publishable keys allow. A public procedure that says so
+   * applies the key's rules when a key is sent.
+   */
+  publishable?: PublishableUse;
+  /** Answered to pages of any origin (CORS): what a page learns here is no more than that it may not ask. */
+  anyOrigin?: boolean;
   /** Success status when not 200 (201 Created, 202 Accepted); also written into the OpenAPI document. */
   successStatus?: 201 | 202;
   /**
@@ -37,6 +63,8 @@ export const PUBLIC_PROCEDURES: ReadonlySet<string> = new Set([
   'auth.logout',
   // The public FAQ (specification section 5): limited per client address and per day instead.
   'faq.get',
+  // What a page's publishable key may do: checked against the key named in it, for the page's origin.
+  'assistant.config',
 ]);
 
 const t = initTRPC
@@ -119,6 +147,44 @@ async function identify(ctx: RequestContext): Promise<Caller> {
   return { kind: 'anonymous' };
 }
 
+/** Who a request acts for, as the services take it (an anonymous caller of a public procedure reads everything public). */
+export function principalOf(ctx: RequestContext): Principal {
+  const caller = ctx.caller;
+  if (caller.kind === 'key') return keyPrincipal(caller.key);
+  if (caller.kind === 'session') return SESSION_PRINCIPAL;
+  return { keyId: null, kind: 'anonymous', admin: false, namespaces: null };
+}
+
+/**
+ * A publishable key's own rules, before its request is counted: only the procedures open to such
+ * keys, only from the pages it allows, and with a bot check configured, only with a visitor token.
+ */
+async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use: PublishableUse | undefined): Promise<void> {
+  if (use === undefined) {
+    throw new AppError(
+      'FORBIDDEN',
+      'This operation is not open to publishable keys (kb_pub_…): they may chat, search, read the FAQ, read their conversations and send feedback. Use a secret key.',
+    );
+  }
+  const { assistant } = ctx.services;
+  assistant.checkPage(key, ctx.header('origin'), ctx.selfOrigin);
+  if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'));
+}
+
+/** A publishable key's budgets: the visitor's questions, and for an answer the key's daily answers. */
+async function enforceBudgets(ctx: RequestContext, key: AuthenticatedKey, use: PublishableUse | undefined): Promise<void> {
+  if (use !== 'question' && use !== 'answer') return;
+  const { limits } = ctx.services.assistant;
+  try {
+    const decision = await limits.question(key, ctx.ip);
+    Object.assign(ctx.responseHeaders, rateLimitHeaders(decision));
+  } catch (error) {
+    if (isAppError(error)) Object.assign(ctx.responseHeaders, error.headers);
+    throw error;
+  }
+  if (use === 'answer') await limits.answer(key);
+}
+
 async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { kind: 'key' }>): Promise<void> {
   const { key } = caller;
   ctx.services.usage.record(key.id);
@@ -139,12 +205,18 @@ async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { k
  * caller (API key or admin session), counts and limits a key's requests (headers go to
  * `ctx.responseHeaders`), and refuses whom `level` does not admit. Throws AppErrors (401, 403, 429).
  */
-export async function authorizeRequest(ctx: RequestContext, level: Exclude<AuthLevel, 'public'>): Promise<Exclude<Caller, { kind: 'anonymous' }>> {
+export async function authorizeRequest(
+  ctx: RequestContext,
+  level: Exclude<AuthLevel, 'public'>,
+  publishable?: PublishableUse,
+): Promise<Exclude<Caller, { kind: 'anonymous' }>> {
   const caller = await identify(ctx);
   if (caller.kind === 'anonymous') throw unauthorized('Missing credentials: send "Authorization: Bearer <API key>"', false);
   if (caller.kind === 'key') {
     ctx.log = ctx.log.child({ keyId: caller.key.id });
+    if (caller.key.kind === 'publishable') await admitPublishable(ctx, caller.key, publishable);
     await enforceRateLimit(ctx, caller);
+    if (caller.key.kind === 'publishable') await enforceBudgets(ctx, caller.key, publishable);
     if (level === 'admin' && !caller.key.admin) {
       throw new AppError('FORBIDDEN', 'This operation needs an admin API key or an admin session');
     }
@@ -161,9 +233,13 @@ const authorize = t.middleware(async ({ ctx, meta, path, next }) => {
       ctx.log.error({ path }, 'procedure marked public but not on the public allow-list; refusing');
       throw new AppError('FORBIDDEN', 'This operation is not available');
     }
+    // A key sent to a public procedure open to pages is held to its rules (scope, origins, budgets).
+    if (meta?.publishable && ctx.header('authorization') !== undefined) {
+      return next({ ctx: { caller: await authorizeRequest(ctx, 'apiKey', meta.publishable) } });
+    }
     return next();
   }
-  const caller = await authorizeRequest(ctx, level);
+  const caller = await authorizeRequest(ctx, level, meta?.publishable);
   return next({ ctx: { caller } });
 });
 

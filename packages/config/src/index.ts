@@ -6,6 +6,9 @@ import { z } from 'zod';
  * all and reports every bad variable at once.
  */
 
+/** The namespaces (also called sources) documents are grouped in: the service's fixed vocabulary. */
+export const NAMESPACES = ['user_docs', 'tech_docs', 'api_endpoints', 'wiki'] as const;
+
 const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 const optionalUrl = (protocols: string[]) =>
@@ -104,7 +107,28 @@ const answersSchema = z.object({
   VOYAGE_RERANK_MODEL: z.preprocess(emptyToUndefined, z.string().default('rerank-2.5')),
 });
 
+/** A comma-separated list of namespaces (`fallback` when unset). */
+type NamespaceName = (typeof NAMESPACES)[number];
+const namespaceList = (fallback: readonly NamespaceName[]) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return [...fallback];
+        const names = [...new Set(v.split(',').map((name) => name.trim()).filter((name) => name !== ''))];
+        const unknown = names.filter((name) => !(NAMESPACES as readonly string[]).includes(name));
+        if (unknown.length > 0 || names.length === 0) {
+          ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of ${NAMESPACES.join(', ')}${unknown.length > 0 ? ` (not ${unknown.join(', ')})` : ''}` });
+          return z.NEVER;
+        }
+        return NAMESPACES.filter((name): name is NamespaceName => names.includes(name));
+      }),
+  );
+
 const faqSchema = z.object({
+  KB_FAQ_NAMESPACES: namespaceList(NAMESPACES),
   KB_FAQ_RATE_LIMIT_PER_MINUTE: wholeNumber(10, 0, 1_000_000),
   KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: wholeNumber(300, 0, 1_000_000),
   KB_FAQ_DAILY_LIMIT: wholeNumber(1_000, 0, 100_000_000),
@@ -129,6 +153,26 @@ const securitySchema = z.object({
   KB_ALLOW_PRIVATE_URLS: boolFlag(false),
   KB_SESSION_TTL_HOURS: positiveInt(12, 24 * 30),
 });
+
+const BOT_CHECK_VERIFY_URLS = {
+  turnstile: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+  hcaptcha: 'https://api.hcaptcha.com/siteverify',
+} as const;
+
+const assistantSchema = z
+  .object({
+    KB_BOT_CHECK_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['turnstile', 'hcaptcha'], { message: 'must be turnstile or hcaptcha' }).optional()),
+    KB_BOT_CHECK_SITE_KEY: optionalString,
+    KB_BOT_CHECK_SECRET: optionalString,
+    KB_BOT_CHECK_VERIFY_URL: optionalUrl(['http:', 'https:']),
+    KB_VISITOR_TOKEN_TTL_MINUTES: positiveInt(120, 7 * 24 * 60),
+  })
+  .superRefine((value, ctx) => {
+    if (value.KB_BOT_CHECK_PROVIDER === undefined) return;
+    for (const name of ['KB_BOT_CHECK_SITE_KEY', 'KB_BOT_CHECK_SECRET'] as const) {
+      if (value[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'must be set when KB_BOT_CHECK_PROVIDER is' });
+    }
+  });
 
 const limitsSchema = z.object({
   KB_MAX_BODY_BYTES: positiveInt(10 * 1024 * 1024),
@@ -168,6 +212,7 @@ const schemas = {
   insights: insightsSchema,
   wiki: wikiSchema,
   security: securitySchema,
+  assistant: assistantSchema,
   limits: limitsSchema,
   jobs: jobsSchema,
 } as const;
@@ -188,11 +233,19 @@ export interface Config {
    * The public FAQ: requests and cache misses per client address per minute, FAQs written by the
    * model per day across the service (0 allows none), and its passages' budget (estimated tokens).
    */
-  faq: { requestsPerMinute: number; missesPerMinute: number; dailyLimit: number; contextTokens: number };
+  faq: { namespaces: NamespaceName[]; requestsPerMinute: number; missesPerMinute: number; dailyLimit: number; contextTokens: number };
   /** Knowledge gaps: days a search or chat question stays in the query log (0: nothing is recorded). */
   insights: { queryLogDays: number };
   wiki: { baseUrl?: string; email?: string; apiToken?: string };
   security: { adminPassword?: string; allowPrivateUrls: boolean; sessionTtlMs: number };
+  /**
+   * The embeddable assistant (publishable keys): the optional bot check (Turnstile or hCaptcha)
+   * and how long the visitor token it earns lasts.
+   */
+  assistant: {
+    botCheck: { provider: 'turnstile' | 'hcaptcha'; siteKey: string; secret: string; verifyUrl: string } | null;
+    visitorTokenTtlMs: number;
+  };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
   jobs: { queuePrefix: string; workerConcurrency: number; lockMs: number; shutdownGraceMs: number };
   limits: {
@@ -239,6 +292,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
   const insights = parsed.insights as z.infer<typeof insightsSchema>;
   const security = parsed.security as z.infer<typeof securitySchema>;
+  const assistant = parsed.assistant as z.infer<typeof assistantSchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
   const jobs = parsed.jobs as z.infer<typeof jobsSchema>;
 
@@ -272,6 +326,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
       rerankModel: answers.VOYAGE_RERANK_MODEL,
     },
     faq: {
+      namespaces: faq.KB_FAQ_NAMESPACES,
       requestsPerMinute: faq.KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE,
       missesPerMinute: faq.KB_FAQ_RATE_LIMIT_PER_MINUTE,
       dailyLimit: faq.KB_FAQ_DAILY_LIMIT,
@@ -283,6 +338,17 @@ export function loadConfig(env: EnvSource = process.env): Config {
       adminPassword: security.KB_ADMIN_PASSWORD,
       allowPrivateUrls: security.KB_ALLOW_PRIVATE_URLS,
       sessionTtlMs: security.KB_SESSION_TTL_HOURS * 3_600_000,
+    },
+    assistant: {
+      botCheck: assistant.KB_BOT_CHECK_PROVIDER
+        ? {
+            provider: assistant.KB_BOT_CHECK_PROVIDER,
+            siteKey: assistant.KB_BOT_CHECK_SITE_KEY!,
+            secret: assistant.KB_BOT_CHECK_SECRET!,
+            verifyUrl: assistant.KB_BOT_CHECK_VERIFY_URL ?? BOT_CHECK_VERIFY_URLS[assistant.KB_BOT_CHECK_PROVIDER],
+          }
+        : null,
+      visitorTokenTtlMs: assistant.KB_VISITOR_TOKEN_TTL_MINUTES * 60_000,
     },
     limits: {
       maxBodyBytes: limits.KB_MAX_BODY_BYTES,

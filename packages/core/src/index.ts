@@ -6,16 +6,23 @@ export { isUuid } from './ids.ts';
 export { ApiKeysService } from './keys/keys.service.ts';
 export { ApiKeysRepository } from './keys/keys.repository.ts';
 export { UsageTracker } from './keys/usage-tracker.ts';
-export { generateApiKey, looksLikeApiKey, sha256Hex } from './keys/secret.ts';
-export type { ApiKeyView, AuthenticatedKey, CreateApiKeyInput, CreatedApiKey } from './keys/types.ts';
+export { generateApiKey, looksLikeApiKey, PUBLISHABLE_KEY_PREFIX, sha256Hex } from './keys/secret.ts';
+export { PUBLISHABLE_DEFAULTS } from './keys/types.ts';
+export type { ApiKeyView, AuthenticatedKey, CreateApiKeyInput, CreatedApiKey, KeyKind, UpdateApiKeyInput } from './keys/types.ts';
+export { formatOriginPattern, MAX_ALLOWED_ORIGINS, originAllowed, parseOrigin, parseOriginPattern, sameOrigin } from './keys/origins.ts';
+export type { OriginPattern } from './keys/origins.ts';
+export { keyPrincipal, SESSION_PRINCIPAL } from './auth/principal.ts';
+export type { Principal } from './auth/principal.ts';
+export * from './assistant/index.ts';
+export * from './feedback/index.ts';
 export { AdminSessions, SESSION_COOKIE } from './auth/admin-sessions.ts';
 export { RateLimiterUnavailableError, rateLimitHeaders, SlidingWindowRateLimiter } from './ratelimit/rate-limiter.ts';
 export type { RateLimitDecision, WindowLimit } from './ratelimit/rate-limiter.ts';
 export { openStore } from './store.ts';
 export type { OpenStoreOptions, Store } from './store.ts';
 export { SERVICE_VERSION } from './version.ts';
-export { NAMESPACES, isNamespace } from './namespaces.ts';
-export type { Namespace } from './namespaces.ts';
+export { NAMESPACES, assertInScope, isNamespace, resolveNamespaces } from './namespaces.ts';
+export type { Namespace, NamespaceScope } from './namespaces.ts';
 export {
   checkStoreEmbedding,
   createEmbedder,

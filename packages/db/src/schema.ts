@@ -5,6 +5,7 @@ import type { ConversationsTable, MessagesTable } from './tables/conversations.t
 import type { DocumentsTable } from './tables/documents.ts';
 import type { FaqCacheTable, FaqGenerationsTable } from './tables/faq-cache.ts';
 import type { IngestionJobsTable } from './tables/ingestion-jobs.ts';
+import type { MessageFeedbackTable } from './tables/message-feedback.ts';
 import type { NamespacesTable } from './tables/namespaces.ts';
 import type { QueryLogTable } from './tables/query-log.ts';
 import type { StoreMetaTable } from './tables/store-meta.ts';
@@ -18,6 +19,7 @@ export interface DB {
   admin_sessions: AdminSessionsTable;
   conversations: ConversationsTable;
   messages: MessagesTable;
+  message_feedback: MessageFeedbackTable;
   ingestion_jobs: IngestionJobsTable;
   faq_cache: FaqCacheTable;
   faq_generations: FaqGenerationsTable;

@@ -12,6 +12,15 @@ import type {
   ConversationsQuery,
   CreatedKey,
   CreateKeyInput,
+  AssistantConfig,
+  Feedback,
+  FeedbackInput,
+  FeedbackPage,
+  FeedbackQuery,
+  UpdateKeyInput,
+  VisitorToken,
+  ApiKey,
+  Conversation,
   DeletedDocument,
   DocumentDetail,
   DocumentPage,
@@ -127,6 +136,9 @@ export function createKbClient(options: KbClientOptions) {
       create: (input: CreateKeyInput, call: CallOptions = {}): Promise<CreatedKey> => unwrap(api.POST('/keys', { body: input, ...call })),
       /** Lists the keys, never their secrets (admin). */
       list: (call: CallOptions = {}): Promise<KeyList> => unwrap(api.GET('/keys', call)),
+      /** Changes a key's label, limits, namespaces, or a publishable key's origins and budgets (admin). */
+      update: (id: string, input: UpdateKeyInput, call: CallOptions = {}): Promise<ApiKey> =>
+        unwrap(api.PATCH('/keys/{id}', { params: { path: { id } }, body: input, ...call })),
       /** Revokes a key (admin): 404 when there is no such key, 409 when it is already revoked. */
       revoke: (id: string, call: CallOptions = {}): Promise<RevokedKey> => unwrap(api.DELETE('/keys/{id}', { params: { path: { id } }, ...call })),
     },
@@ -178,11 +190,27 @@ export function createKbClient(options: KbClientOptions) {
         if (!body) throw new KbNetworkError('The chat answer had no body', { cause: undefined });
         return new ChatStream(body as ReadableStream<Uint8Array>, controller);
       },
+      /** Votes on an answer (its `messageId`): up, or down with reasons and a note; the last vote counts. */
+      feedback: (input: FeedbackInput, call: CallOptions = {}): Promise<Feedback> => unwrap(api.POST('/chat/feedback', { body: input, ...call })),
+    },
+    /** Readers' votes on answers, most recent first (admin). */
+    feedback: {
+      list: (query: FeedbackQuery = {}, call: CallOptions = {}): Promise<FeedbackPage> => unwrap(api.GET('/feedback', { params: { query }, ...call })),
+    },
+    assistant: {
+      /** What a publishable key may do from this page (no key header: the key goes in the query). */
+      config: (publishableKey: string, call: CallOptions = {}): Promise<AssistantConfig> =>
+        unwrap(api.GET('/assistant/config', { params: { query: { key: publishableKey } }, ...call })),
+      /** Passes the bot check: the provider's challenge token for a visitor token (send it as X-Kb-Visitor). */
+      visitor: (challengeToken: string, call: CallOptions = {}): Promise<VisitorToken> =>
+        unwrap(api.POST('/assistant/visitor', { body: { token: challengeToken }, ...call })),
     },
     conversations: {
       /** Stored conversations with their messages, newest first (admin). */
       list: (query: ConversationsQuery = {}, call: CallOptions = {}): Promise<ConversationPage> =>
         unwrap(api.GET('/conversations', { params: { query }, ...call })),
+      /** A conversation this key started (any, for an admin), with the votes on its answers. */
+      get: (id: string, call: CallOptions = {}): Promise<Conversation> => unwrap(api.GET('/conversations/{id}', { params: { path: { id } }, ...call })),
     },
     documents: {
       /** Stored documents, most recently updated first (admin). */

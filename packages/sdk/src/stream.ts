@@ -13,6 +13,8 @@ export type ChatSource = Schemas['ChatSource'];
 /** A streamed answer, collected. */
 export interface ChatStreamResult {
   conversationId: string;
+  /** The answer's id, for feedback (`chat.feedback`). */
+  messageId: string;
   /** The answer (Markdown): every chunk, in order. */
   answer: string;
   /** The documents the answer draws on, best first. */
@@ -82,10 +84,11 @@ export class ChatStream implements AsyncIterable<ChatEvent> {
 
   /** Reads the whole answer: the conversation, the text, its sources, and the error that ended it early if any. */
   async collect(): Promise<ChatStreamResult> {
-    const result: ChatStreamResult = { conversationId: '', answer: '', sources: [] };
+    const result: ChatStreamResult = { conversationId: '', messageId: '', answer: '', sources: [] };
     for await (const event of this) {
       if (event.type === 'meta') {
         result.conversationId = event.conversationId;
+        result.messageId = event.messageId;
         result.sources = event.sources;
       } else if (event.type === 'chunk') {
         result.answer += event.text;

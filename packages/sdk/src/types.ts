@@ -18,6 +18,9 @@ export type CreatedKey = Schemas['CreatedApiKey'];
 export type ApiKey = Schemas['ApiKey'];
 export type KeyList = Success<operations['keys-list']>;
 export type RevokedKey = Success<operations['keys-revoke']>;
+/** The fields `keys.update` changes (the id is its first argument). */
+export type UpdateKeyInput = Omit<RequestBody<operations['keys-update']>, 'id'>;
+export type KeyKind = ApiKey['kind'];
 
 export type IngestMarkdownInput = RequestBody<operations['ingest-markdown']>;
 export type IngestUrlInput = RequestBody<operations['ingest-url']>;
@@ -35,6 +38,14 @@ export type SearchResult = Schemas['SearchResult'];
 /** A chat request; `stream` is chosen by the method (`send` or `stream`). */
 export type ChatInput = Omit<Schemas['ChatRequest'], 'stream'>;
 export type ChatAnswer = Schemas['ChatAnswer'];
+export type FeedbackInput = RequestBody<operations['chat-feedback']>;
+export type Feedback = Schemas['Feedback'];
+export type FeedbackReason = NonNullable<FeedbackInput['reasons']>[number];
+export type FeedbackQuery = Query<operations['feedback-list']>;
+export type FeedbackPage = Success<operations['feedback-list']>;
+export type FeedbackEntry = Schemas['FeedbackEntry'];
+export type AssistantConfig = Schemas['AssistantConfig'];
+export type VisitorToken = Schemas['VisitorToken'];
 
 export type ConversationsQuery = Query<operations['conversations-list']>;
 export type ConversationPage = Success<operations['conversations-list']>;

@@ -8,7 +8,9 @@
  * `error` event, and the answer written so far is stored marked interrupted, as it is when the
  * caller's signal aborts (the client went away).
  */
-import { NAMESPACES } from '../namespaces.ts';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal.ts';
+import { resolveNamespaces } from '../namespaces.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { Logger } from '../logger.ts';
@@ -27,20 +29,16 @@ export interface ChatRequest {
   retrieval?: RetrievalMode;
 }
 
-/** Who asks: a key (admin or not) or an admin session (no key). */
-export interface ChatCaller {
-  keyId: string | null;
-  admin: boolean;
-}
-
 export type ChatEvent =
-  | { type: 'meta'; conversationId: string; sources: Source[] }
+  /** `messageId`: the answer's id (feedback names it). */
+  | { type: 'meta'; conversationId: string; messageId: string; sources: Source[] }
   | { type: 'chunk'; text: string }
   /** `error` says why, for the JSON answer of a request that did not stream. */
   | { type: 'error'; message: string; error: AppError };
 
 export interface ChatAnswer {
   conversationId: string;
+  messageId: string;
   answer: string;
   sources: Source[];
   language: string;
@@ -48,6 +46,8 @@ export interface ChatAnswer {
 
 export interface PreparedChat {
   readonly conversationId: string;
+  /** The answer's message id, known before it is written. */
+  readonly messageId: string;
   readonly language: string;
   /** Runs the answer as events; can be read once. */
   events(signal?: AbortSignal): AsyncGenerator<ChatEvent, void, undefined>;
@@ -67,7 +67,9 @@ export class ChatService {
     private readonly queryLog?: QueryLog,
   ) {}
 
-  async prepare(request: ChatRequest, caller: ChatCaller, log: Logger = this.logger): Promise<PreparedChat> {
+  async prepare(request: ChatRequest, caller: Principal, log: Logger = this.logger): Promise<PreparedChat> {
+    // Namespaces outside the caller's scope are refused before anything is stored.
+    const namespaces = resolveNamespaces(request.namespaces, caller.namespaces);
     let conversationLanguage: string | null = null;
     if (request.conversationId !== undefined) {
       // Unknown, malformed, or another key's: all the same 404, so ids leak nothing.
@@ -78,7 +80,7 @@ export class ChatService {
       conversationLanguage = conversation.language;
     }
     const language = await this.answers.languages.resolve(request.message, request.language, conversationLanguage);
-    const namespaces = request.namespaces && request.namespaces.length > 0 ? [...request.namespaces] : [...NAMESPACES];
+    const messageId = randomUUID();
     const { conversationId, turn } = await this.conversations.beginTurn({
       ...(request.conversationId !== undefined ? { conversationId: request.conversationId } : {}),
       apiKeyId: caller.keyId,
@@ -94,10 +96,16 @@ export class ChatService {
     const run = (signal?: AbortSignal) => {
       if (started) throw new Error('a prepared chat runs once');
       started = true;
-      return this.run({ ...request, namespaces }, { conversationId, turn, language, history, keyId: caller.keyId, askedIn: request.namespaces ?? null }, signal, log.child({ conversationId }));
+      return this.run(
+        { ...request, namespaces },
+        { conversationId, messageId, turn, language, history, keyId: caller.keyId, askedIn: request.namespaces && request.namespaces.length > 0 ? request.namespaces : null },
+        signal,
+        log.child({ conversationId }),
+      );
     };
     return {
       conversationId,
+      messageId,
       language,
       events: run,
       async collect(signal) {
@@ -109,18 +117,18 @@ export class ChatService {
           else throw event.error;
         }
         signal?.throwIfAborted();
-        return { conversationId, answer, sources, language };
+        return { conversationId, messageId, answer, sources, language };
       },
     };
   }
 
   private async *run(
     request: ChatRequest,
-    turn: { conversationId: string; turn: number; language: string; history: HistoryMessage[]; keyId: string | null; askedIn: readonly string[] | null },
+    turn: { conversationId: string; messageId: string; turn: number; language: string; history: HistoryMessage[]; keyId: string | null; askedIn: readonly string[] | null },
     signal: AbortSignal | undefined,
     log: Logger,
   ): AsyncGenerator<ChatEvent, void, undefined> {
-    const { conversationId } = turn;
+    const { conversationId, messageId } = turn;
     let sources: Source[] = [];
     let metaSent = false;
     let answer = '';
@@ -129,7 +137,7 @@ export class ChatService {
       if (stored) return;
       stored = true;
       try {
-        await this.conversations.storeAnswer({ conversationId, turn: turn.turn, content: answer, sources, interrupted });
+        await this.conversations.storeAnswer({ id: messageId, conversationId, turn: turn.turn, content: answer, sources, interrupted });
       } catch (error) {
         log.error({ err: error, interrupted }, 'could not store the answer');
         if (!interrupted) throw error;
@@ -154,7 +162,7 @@ export class ChatService {
       );
       sources = sourcesOf(stream.passages);
       metaSent = true;
-      yield { type: 'meta', conversationId, sources };
+      yield { type: 'meta', conversationId, messageId, sources };
       for await (const text of stream.fragments) {
         answer += text;
         yield { type: 'chunk', text };
@@ -171,7 +179,7 @@ export class ChatService {
       if (failure.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error }, 'chat answer failed');
       else log.warn({ err: error, code: failure.code }, 'chat answer failed');
       await store(true);
-      if (!metaSent) yield { type: 'meta', conversationId, sources: [] };
+      if (!metaSent) yield { type: 'meta', conversationId, messageId, sources: [] };
       yield { type: 'error', message: failure.message, error: failure };
     } finally {
       // The reader stopped early (return() on the generator): keep what was written.

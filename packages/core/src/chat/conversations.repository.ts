@@ -113,10 +113,11 @@ export class ConversationsRepository {
   }
 
   /** The assistant's message of a turn: the answer, its sources, and whether it was cut short. */
-  async storeAnswer(input: { conversationId: string; turn: number; content: string; sources: readonly StoredSource[]; interrupted: boolean }): Promise<void> {
+  async storeAnswer(input: { id?: string; conversationId: string; turn: number; content: string; sources: readonly StoredSource[]; interrupted: boolean }): Promise<void> {
     await this.db
       .insertInto('messages')
       .values({
+        ...(input.id !== undefined ? { id: input.id } : {}),
         conversation_id: input.conversationId,
         role: 'assistant',
         content: input.content,
@@ -126,6 +127,17 @@ export class ConversationsRepository {
       })
       .execute();
     await this.db.updateTable('conversations').set({ updated_at: new Date() }).where('id', '=', input.conversationId).execute();
+  }
+
+  /** Every message of a conversation, in order (each turn's question before its answer). */
+  async messages(conversationId: string): Promise<MessageRecord[]> {
+    const rows = await this.messagesQuery()
+      .where('conversation_id', '=', conversationId)
+      .orderBy('turn', 'asc')
+      .orderBy('role', 'desc')
+      .orderBy('created_at', 'asc')
+      .execute();
+    return rows.map(toMessage);
   }
 
   /** The last `limit` messages before a turn, oldest first (each turn's question before its answer). */

@@ -22,7 +22,7 @@ import type { Answers } from '../answers/index.ts';
 import type { Passage, Source } from '../answers/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { NAMESPACES, type Namespace } from '../namespaces.ts';
+import { NAMESPACES, resolveNamespaces, type Namespace, type NamespaceScope } from '../namespaces.ts';
 import type { RateLimitDecision } from '../ratelimit/rate-limiter.ts';
 import type { DocumentState, FaqRepository } from './faq.repository.ts';
 import { faqCacheKey } from './key.ts';
@@ -38,6 +38,8 @@ const FAQ_MAX_DOCUMENTS = 8;
 const FAQ_RETRIEVAL_DEPTH = 30;
 
 export interface FaqServiceOptions {
+  /** The namespaces the public FAQ may draw on (KB_FAQ_NAMESPACES); default all. */
+  namespaces?: readonly Namespace[];
   /** Estimated tokens of the passages given to the writer. */
   contextTokens: number;
   /** Whether a lease in the database serialises generations across processes (services mode). */
@@ -59,8 +61,10 @@ export interface FaqServiceOptions {
 export interface FaqRequest {
   /** The topic as asked (trimmed). */
   q: string;
-  /** A namespace, or `all`. */
+  /** A namespace, or `all` (every one the FAQ and the caller may draw on). */
   scope: Namespace | 'all';
+  /** The caller's key's namespaces (a publishable or scoped key), null for anyone else. */
+  callerScope?: NamespaceScope;
   /** A canonical BCP 47 tag; detected from the topic when absent. */
   language?: string;
   /** The client's address, for its limits. */
@@ -104,10 +108,34 @@ export class FaqService {
     return this.writer.kind;
   }
 
+  /** The namespaces the public FAQ may draw on. */
+  get namespaces(): readonly Namespace[] {
+    return this.options.namespaces ?? NAMESPACES;
+  }
+
+  /**
+   * The namespaces a request draws on: the one it names, or for `all` every one the FAQ setting and
+   * the caller's key both allow. A namespace the setting or the key does not allow is a 403 saying which.
+   */
+  private drawsOn(request: FaqRequest): Namespace[] {
+    const requested = request.scope === 'all' ? null : [request.scope];
+    const allowed = resolveNamespaces(requested, this.namespaces, 'The public FAQ (KB_FAQ_NAMESPACES)');
+    const scope = request.callerScope ?? null;
+    if (scope === null) return allowed;
+    if (requested) return resolveNamespaces(allowed, scope);
+    const both = allowed.filter((namespace) => scope.includes(namespace));
+    if (both.length === 0) {
+      throw new AppError('FORBIDDEN', `None of this key's namespaces (${scope.join(', ')}) is one the public FAQ may draw on (KB_FAQ_NAMESPACES: ${this.namespaces.join(', ')})`);
+    }
+    return both;
+  }
+
   async get(request: FaqRequest, signal?: AbortSignal, log: Logger = this.logger): Promise<FaqAnswer> {
+    const namespaces = this.drawsOn(request);
     const requestLimit = await this.limits.request(request.clientAddress);
     const language = await this.answers.languages.resolve(request.q, request.language, undefined);
-    const key = faqCacheKey(request.q, request.scope, language);
+    // Cached by what it draws on: `all` for every namespace, else the namespaces it read.
+    const key = faqCacheKey(request.q, namespaces.length === NAMESPACES.length ? 'all' : namespaces.join('+'), language);
     const answer = (made: Made, cached: boolean): Faq => ({
       query: request.q,
       scope: request.scope,
@@ -125,7 +153,7 @@ export class FaqService {
     let generation = this.inFlight.get(key);
     const joined = generation !== undefined;
     if (!generation) {
-      generation = this.generate(key, request, language, log.child({ faq: key.slice(0, 12) })).finally(() => this.inFlight.delete(key));
+      generation = this.generate(key, request, namespaces, language, log.child({ faq: key.slice(0, 12) })).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, generation);
     }
     const made = await (signal ? untilAborted(generation, signal) : generation);
@@ -133,8 +161,8 @@ export class FaqService {
   }
 
   /** Makes the entry, or waits for the process that holds its lease and reads its entry. */
-  private async generate(key: string, request: FaqRequest, language: string, log: Logger): Promise<Made> {
-    if (!this.options.crossProcess) return this.make(key, request, language, log);
+  private async generate(key: string, request: FaqRequest, namespaces: readonly Namespace[], language: string, log: Logger): Promise<Made> {
+    if (!this.options.crossProcess) return this.make(key, request, namespaces, language, log);
     const leaseMs = this.options.leaseMs ?? 30_000;
     const pollMs = this.options.pollMs ?? 100;
     const deadline = this.now() + (this.options.maxWaitMs ?? 150_000);
@@ -151,16 +179,15 @@ export class FaqService {
       // Made by another process between our look at the cache and the lease.
       const entry = await this.repository.find(key, this.writer.id, new Date(this.now()));
       if (entry) return { ...entry, made: false };
-      return await this.make(key, request, language, log);
+      return await this.make(key, request, namespaces, language, log);
     } finally {
       clearInterval(renew);
       await this.repository.releaseLease(key, this.owner).catch((error: unknown) => log.warn({ err: error }, 'could not release the FAQ lease'));
     }
   }
 
-  private async make(key: string, request: FaqRequest, language: string, log: Logger): Promise<Made> {
+  private async make(key: string, request: FaqRequest, namespaces: readonly Namespace[], language: string, log: Logger): Promise<Made> {
     const started = performance.now();
-    const namespaces = request.scope === 'all' ? [...NAMESPACES] : [request.scope];
     const retrieval = await this.answers.retriever.retrieve({
       message: request.q,
       namespaces,
@@ -215,6 +242,20 @@ export class FaqService {
   /** Removes expired entries now and then every sweep interval (an hour by default). */
   start(): void {
     if (this.sweeper) return;
+    if (this.namespaces.includes('wiki')) {
+      // A team's internal wiki must not reach the open internet unnoticed.
+      this.repository
+        .countDocuments('wiki')
+        .then((n) => {
+          if (n > 0) {
+            this.logger.warn(
+              { documents: n },
+              'the public FAQ (no credentials) may draw on the wiki namespace, which holds documents: if they are internal, leave wiki out of KB_FAQ_NAMESPACES',
+            );
+          }
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'could not count the wiki namespace'));
+    }
     const sweep = () => {
       this.removeExpired()
         .then((n) => n > 0 && this.logger.info({ removed: n }, 'expired FAQs removed'))

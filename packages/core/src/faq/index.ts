@@ -49,6 +49,7 @@ export function createFaqService(deps: {
     }),
     logger,
     {
+      namespaces: config.faq.namespaces,
       contextTokens: config.faq.contextTokens,
       crossProcess: deps.database.shared,
       semanticRetrieval: config.embedding.voyageApiKey !== undefined,

@@ -13,7 +13,7 @@ import { LocalEmbedder } from '../embeddings/local.ts';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { Namespace } from '../namespaces.ts';
+import { assertInScope, type Namespace, type NamespaceScope } from '../namespaces.ts';
 import { contentHash } from './content-hash.ts';
 import { DocumentsRepository, type DocumentVersion, type StoredVersion } from './documents.repository.ts';
 
@@ -191,7 +191,9 @@ export class IngestionService {
     });
   }
 
-  async ingest(raw: IngestDocumentInput, signal?: AbortSignal): Promise<IngestResult> {
+  /** Runs the pipeline on one document; `scope` is the caller's (a namespace outside it is refused). */
+  async ingest(raw: IngestDocumentInput, signal?: AbortSignal, scope: NamespaceScope = null): Promise<IngestResult> {
+    assertInScope(raw.namespace, scope);
     const input = wellFormedInput(raw);
     const slug = input.slug ?? input.title;
     const hash = this.hash(input);

@@ -9,7 +9,7 @@ import {
   type GuardedFetchOptions,
 } from '../fetch/index.ts';
 import type { Logger } from '../logger.ts';
-import type { Namespace } from '../namespaces.ts';
+import { assertInScope, type Namespace, type NamespaceScope } from '../namespaces.ts';
 import type { IngestionService, IngestResult } from './ingestion.service.ts';
 
 export const ACCEPTED_PAGE_TYPES = ['text/html', 'application/xhtml+xml', 'text/markdown', 'text/plain'] as const;
@@ -49,7 +49,9 @@ export class UrlIngestion {
     private readonly logger: Logger,
   ) {}
 
-  async ingest(input: IngestUrlInput, signal?: AbortSignal): Promise<IngestResult> {
+  /** Fetches the page and ingests it; `scope` is the caller's (a namespace outside it is refused before anything is fetched). */
+  async ingest(input: IngestUrlInput, signal?: AbortSignal, scope: NamespaceScope = null): Promise<IngestResult> {
+    assertInScope(input.namespace, scope);
     let page;
     try {
       page = await guardedFetch(input.url, { ...this.fetchOptions, accept: ACCEPTED_PAGE_TYPES, signal });

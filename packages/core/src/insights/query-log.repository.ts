@@ -20,6 +20,8 @@ export interface GapRecord {
   kinds: Array<'search' | 'chat'>;
   firstAskedAt: Date;
   lastAskedAt: Date;
+  /** Thumbs-down votes on answers to it in the window. */
+  thumbsDown: number;
 }
 
 export class QueryLogRepository {
@@ -51,9 +53,13 @@ export class QueryLogRepository {
    */
   async gaps(filter: { since: Date; kind?: 'search' | 'chat'; maxScore?: number }, page: { limit: number; offset: number }): Promise<{ total: number; gaps: GapRecord[] }> {
     const kind = filter.kind === undefined ? sql`` : sql`and kind = ${filter.kind}`;
-    const having = filter.maxScore === undefined ? sql`` : sql`having coalesce(avg(best_score), 0) <= ${filter.maxScore}`;
+    const since = filter.since.toISOString();
+    // A question readers voted down is a gap whatever its scores said.
+    const having =
+      filter.maxScore === undefined ? sql`` : sql`having coalesce(avg(best_score), 0) <= ${filter.maxScore} or coalesce(max(d.n), 0) > 0`;
     const grouped = sql`
       select normalized,
+             coalesce(max(d.n), 0)::int as "thumbsDown",
              (array_agg(query order by created_at desc))[1] as query,
              count(*)::int as count,
              max(best_score) as "bestScore",
@@ -63,7 +69,12 @@ export class QueryLogRepository {
              min(created_at) as "firstAskedAt",
              max(created_at) as "lastAskedAt"
       from query_log l
-      where created_at >= ${filter.since.toISOString()}::timestamptz ${kind}
+      left join (
+        select question_normalized, count(*)::int as n from message_feedback
+        where rating = 'down' and updated_at >= ${since}::timestamptz
+        group by question_normalized
+      ) d on d.question_normalized = l.normalized
+      where created_at >= ${since}::timestamptz ${kind}
       group by normalized
       ${having}`;
     const [rows, total] = await Promise.all([
@@ -76,9 +87,10 @@ export class QueryLogRepository {
         kinds: Array<'search' | 'chat'> | string;
         firstAskedAt: Date;
         lastAskedAt: Date;
+        thumbsDown: number;
       }>`
         select * from (${grouped}) g
-        order by "meanScore" asc nulls first, count desc, "lastAskedAt" desc, normalized
+        order by "thumbsDown" desc, "meanScore" asc nulls first, count desc, "lastAskedAt" desc, normalized
         limit ${page.limit} offset ${page.offset}`.execute(this.db),
       sql<{ n: string }>`select count(*) as n from (${grouped}) g`.execute(this.db),
     ]);
@@ -94,6 +106,7 @@ export class QueryLogRepository {
         kinds: parse(r.kinds).slice().sort(),
         firstAskedAt: new Date(r.firstAskedAt),
         lastAskedAt: new Date(r.lastAskedAt),
+        thumbsDown: Number(r.thumbsDown),
       })),
     };
   }

@@ -26,6 +26,8 @@ export interface GapView {
   kinds: Array<'search' | 'chat'>;
   firstAskedAt: string;
   lastAskedAt: string;
+  /** Thumbs-down votes on answers to it in the window. */
+  thumbsDown: number;
 }
 
 /**
@@ -163,5 +165,6 @@ function toView(g: GapRecord): GapView {
     kinds: g.kinds,
     firstAskedAt: g.firstAskedAt.toISOString(),
     lastAskedAt: g.lastAskedAt.toISOString(),
+    thumbsDown: g.thumbsDown,
   };
 }

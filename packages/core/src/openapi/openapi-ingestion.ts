@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import { endLoad, type IngestionService } from '../ingestion/ingestion.service.ts';
 import { WritePipeline } from '../ingestion/pipeline.ts';
 import type { Logger } from '../logger.ts';
-import type { Namespace } from '../namespaces.ts';
+import { assertInScope, type Namespace, type NamespaceScope } from '../namespaces.ts';
 
 export interface IngestOpenApiInput {
   spec: string;
@@ -30,7 +30,9 @@ export class OpenApiIngestion {
     private readonly logger: Logger,
   ) {}
 
-  async ingest(input: IngestOpenApiInput, signal?: AbortSignal): Promise<IngestOpenApiResult> {
+  /** Ingests the spec's operations; `scope` is the caller's (a namespace outside it is refused before the spec is parsed). */
+  async ingest(input: IngestOpenApiInput, signal?: AbortSignal, scope: NamespaceScope = null): Promise<IngestOpenApiResult> {
+    assertInScope(input.namespace, scope);
     let operations;
     try {
       // Off the server's thread: a large YAML spec parses for over a second.

@@ -22,8 +22,9 @@ export interface WindowLimit {
 
 export interface RateLimitDecision {
   allowed: boolean;
-  /** The window closest to its limit (absent when every limit is null). */
+  /** The window closest to its limit (absent when every limit is null): its limit and length. */
   limit?: number;
+  windowSeconds?: number;
   remaining?: number;
   /** Seconds until the window has room again (blocked) or until its current bucket ends. */
   resetSeconds?: number;
@@ -78,7 +79,7 @@ export class SlidingWindowRateLimiter {
         const windowMs = windowSeconds * 1000;
         if (limit === 0) {
           blocked = true;
-          outcomes.push({ allowed: false, limit, remaining: 0, resetSeconds: windowSeconds, retryAfterSeconds: windowSeconds });
+          outcomes.push({ allowed: false, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds, retryAfterSeconds: windowSeconds });
           continue;
         }
         const bucket = Math.floor(now / windowMs);
@@ -96,11 +97,12 @@ export class SlidingWindowRateLimiter {
         if (estimate > limit) {
           blocked = true;
           const wait = secondsUntilRoom(limit, previousCount, currentCount - 1, elapsed, windowSeconds);
-          outcomes.push({ allowed: false, limit, remaining: 0, resetSeconds: wait, retryAfterSeconds: wait });
+          outcomes.push({ allowed: false, limit, windowSeconds, remaining: 0, resetSeconds: wait, retryAfterSeconds: wait });
         } else {
           outcomes.push({
             allowed: true,
             limit,
+            windowSeconds,
             remaining: Math.max(0, Math.floor(limit - estimate)),
             resetSeconds: Math.max(1, Math.ceil((1 - elapsed) * windowSeconds)),
           });

@@ -2,6 +2,7 @@ import type { Database } from '@kb/db';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { NAMESPACES, resolveNamespaces, type NamespaceScope } from '../namespaces.ts';
 import { CandidateAnalysisCache, HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
 import { SearchRepository, type ChunkHit, type ScoredHit } from './search.repository.ts';
 
@@ -9,8 +10,10 @@ export type SearchMode = 'semantic' | 'hybrid';
 
 export interface SearchInput {
   query: string;
-  /** Namespaces to search; null or empty for all. */
+  /** Namespaces to search; null or empty for all (of the scope). */
   namespaces?: readonly string[] | null;
+  /** The caller's namespaces: a namespace outside them is refused (403); none asked for reads them all. */
+  scope?: NamespaceScope;
   topK: number;
   mode?: SearchMode;
   /** Hybrid: candidates read from each ranking (default 40, never fewer than topK). */
@@ -45,6 +48,13 @@ export function collapseIdentical<T extends { content: string }>(results: readon
     if (kept.length === topK) break;
   }
   return kept;
+}
+
+/** The namespaces a search filters on (null: no filter, every namespace), within its scope. */
+function searchedNamespaces(input: SearchInput): readonly string[] | null {
+  if (input.scope === undefined || input.scope === null) return input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
+  const resolved = resolveNamespaces(input.namespaces, input.scope);
+  return resolved.length === NAMESPACES.length ? null : resolved;
 }
 
 export class SearchService {
@@ -91,7 +101,7 @@ export class SearchService {
    * query's vector after feedback, over the vector candidates); null when nothing was found.
    */
   async searchScored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
-    const namespaces = input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
+    const namespaces = searchedNamespaces(input);
     const vector = await this.embedQuery(input.query, signal);
     if ((input.mode ?? 'semantic') === 'semantic') {
       const hits = await this.repository.nearest(vector, namespaces, input.topK + DUPLICATE_SLACK);

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { assertInScope, type NamespaceScope } from '../namespaces.ts';
 import type { JobPayload } from '../jobs/catalog.ts';
 import { toJobView, type JobsRepository, type JobView } from '../jobs/jobs.repository.ts';
 import type { JobQueue } from '../jobs/queue.ts';
@@ -21,7 +22,8 @@ export class WikiImports {
    * Records a wiki import job and queues it. The job is recorded first, so a queue that cannot
    * take it leaves a failed job behind (and a 503), never a lost request.
    */
-  async submit(payload: JobPayload<'wiki'>): Promise<{ jobId: string; status: 'pending' }> {
+  async submit(payload: JobPayload<'wiki'>, scope: NamespaceScope = null): Promise<{ jobId: string; status: 'pending' }> {
+    assertInScope(payload.namespace, scope);
     const missing = missingWikiSettings(this.settings);
     if (missing.length > 0) {
       throw new AppError('SERVICE_UNAVAILABLE', `Wiki import is not configured: set ${missing.join(', ')}`);

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 
 export interface ApiKeysTable {
   id: Generated<string>;
@@ -14,4 +14,16 @@ export interface ApiKeysTable {
   last_used_at: Date | null;
   created_at: ColumnType<Date, never, never>;
   revoked_at: Date | null;
+  kind: Generated<'secret' | 'publishable'>;
+  /** Namespaces the key may read and write; null: all. */
+  namespaces: JSONColumnType<string[] | null, string | null, string | null>;
+  /** A publishable key itself (it is no secret: listings show it); null for a secret key. */
+  publishable_key: string | null;
+  /** Publishable keys: the web origins that may use it (`https://*.example.com` wildcards). */
+  allowed_origins: JSONColumnType<string[] | null, string | null, string | null>;
+  /** Publishable keys: questions one visitor (client address) may ask a minute and a day. */
+  visitor_rate_limit_rpm: number | null;
+  visitor_rate_limit_rpd: number | null;
+  /** Publishable keys: answers the key may give a day, across its visitors. */
+  daily_answer_limit: number | null;
 }

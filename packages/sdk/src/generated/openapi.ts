@@ -45,10 +45,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys (never their secrets) */
+        /** List API keys (never a secret key's secret; publishable keys whole) */
         get: operations["keys-list"];
         put?: never;
-        /** Create an API key */
+        /** Create an API key: secret (for servers) or publishable (for web pages) */
         post: operations["keys-create"];
         delete?: never;
         options?: never;
@@ -70,7 +70,11 @@ export interface paths {
         delete: operations["keys-revoke"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a key's label, limits, namespaces, or a publishable key's origins and budgets
+         * @description Fields left out stay as they are. A revoked key cannot be changed (409).
+         */
+        patch: operations["keys-update"];
         trace?: never;
     };
     "/ingest/md": {
@@ -181,6 +185,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/chat/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Vote on an answer: thumbs up, or down with reasons and a note
+         * @description The key (or admin session) that asked may vote; a later vote replaces the earlier one. Any other caller gets 404, as for an unknown answer.
+         */
+        post: operations["chat-feedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/conversations": {
         parameters: {
             query?: never;
@@ -190,6 +214,26 @@ export interface paths {
         };
         /** List stored conversations with their messages, newest first */
         get: operations["conversations-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation with its messages and the votes on its answers
+         * @description For the key (or admin session) that started it; admins read any. Another key's conversation is a 404, as an unknown one.
+         */
+        get: operations["conversations-get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -260,10 +304,67 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The weakest recent searches and chat questions, repeats grouped: what the docs do not answer */
+        /** The weakest recent searches and chat questions, and those readers voted down, repeats grouped: what the docs do not answer */
         get: operations["insights-gaps"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readers' votes on answers, most recent first, with the questions and answers */
+        get: operations["feedback-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assistant/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a page's publishable key may do from that page (the assistant asks this first)
+         * @description A simple GET without credentials: the publishable key goes in `key`. The page's Origin must be one the key allows (403 otherwise); the answer is readable by pages of any origin, so that a page the key does not allow can say so.
+         */
+        get: operations["assistant-config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assistant/visitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass the bot check once: a challenge token (Turnstile or hCaptcha) for a visitor token
+         * @description With a bot check configured (KB_BOT_CHECK_PROVIDER), every request of a publishable key carries the visitor token in X-Kb-Visitor. The challenge token is verified once with the provider; a provider that cannot be reached is a 503 (never a pass).
+         */
+        post: operations["assistant-visitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -331,25 +432,54 @@ export interface components {
         CreatedApiKey: {
             id: string;
             label: string;
-            /** @description The secret, kb_ followed by 40 base62 characters. Shown only here, once. */
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description The key: kb_ (secret) or kb_pub_ (publishable) followed by 40 base62 characters. A secret key is shown only here, once. */
             key: string;
             admin: boolean;
+            /** @description The namespaces the key may use; null: all */
+            namespaces: string[] | null;
             rateLimitRpm: number | null;
             rateLimitRpd: number | null;
             createdAt: string;
+            /** @description Publishable keys: the sites that may use it */
+            allowedOrigins?: string[];
+            /** @description Publishable keys: questions one visitor (client address) may ask in any 60 seconds */
+            visitorRateLimitRpm?: number | null;
+            /** @description Publishable keys: questions one visitor may ask in any 24 hours */
+            visitorRateLimitRpd?: number | null;
+            /** @description Publishable keys: answers the key may give in any 24 hours, across its visitors */
+            dailyAnswerLimit?: number | null;
         };
         ApiKey: {
             id: string;
             label: string;
+            /**
+             * @description secret: for servers (may be admin); publishable: for web pages (kb_pub_…)
+             * @enum {string}
+             */
+            kind: "secret" | "publishable";
             /** @description The first characters of the key, to recognise it */
             keyPrefix: string;
             admin: boolean;
+            /** @description The namespaces the key may use; null: all */
+            namespaces: string[] | null;
             requestCount: number;
             rateLimitRpm: number | null;
             rateLimitRpd: number | null;
             createdAt: string;
             lastUsedAt: string | null;
             revokedAt: string | null;
+            /** @description Publishable keys: the key itself (it is no secret: pages carry it) */
+            key?: string;
+            /** @description Publishable keys: the sites that may use it */
+            allowedOrigins?: string[];
+            /** @description Publishable keys: questions one visitor (client address) may ask in any 60 seconds */
+            visitorRateLimitRpm?: number | null;
+            /** @description Publishable keys: questions one visitor may ask in any 24 hours */
+            visitorRateLimitRpd?: number | null;
+            /** @description Publishable keys: answers the key may give in any 24 hours, across its visitors */
+            dailyAnswerLimit?: number | null;
         };
         IngestResult: {
             documentId: string;
@@ -369,6 +499,15 @@ export interface components {
             content: string;
             namespace: string;
             score: number;
+        };
+        Feedback: {
+            messageId: string;
+            /** @enum {string} */
+            rating: "up" | "down";
+            reasons: string[];
+            note: string | null;
+            createdAt: string;
+            updatedAt: string;
         };
         Conversation: {
             id: string;
@@ -394,6 +533,8 @@ export interface components {
              */
             interrupted?: true;
             createdAt: string;
+            /** @description A conversation read by id: the vote on this answer by the key that asked (null: none); absent for questions and in listings */
+            feedback?: components["schemas"]["AnswerFeedback"] | null;
         };
         /** @description A document the answer draws on */
         ChatSource: {
@@ -403,6 +544,15 @@ export interface components {
             namespace: string;
             /** @description The document's address, when it has one */
             url?: string;
+        };
+        /** @description The vote on an answer */
+        AnswerFeedback: {
+            /** @enum {string} */
+            rating: "up" | "down";
+            reasons: string[];
+            note: string | null;
+            createdAt: string;
+            updatedAt: string;
         };
         Faq: {
             /** @description The topic as asked */
@@ -479,6 +629,51 @@ export interface components {
             kinds: ("search" | "chat")[];
             firstAskedAt: string;
             lastAskedAt: string;
+            /** @description Thumbs-down votes on answers to it in the window (POST /chat/feedback); such questions come first */
+            thumbsDown: number;
+        };
+        FeedbackEntry: {
+            messageId: string;
+            /** @enum {string} */
+            rating: "up" | "down";
+            reasons: string[];
+            note: string | null;
+            createdAt: string;
+            updatedAt: string;
+            conversationId: string;
+            /** @description The key that voted (null: an admin session) */
+            keyId: string | null;
+            keyLabel: string | null;
+            /** @description The question the answer was to */
+            question: string;
+            /** @description The answer voted on (Markdown) */
+            answer: string;
+            sources: components["schemas"]["ChatSource"][];
+            /** @description Namespaces the conversation was asked in */
+            namespaces: string[];
+            /**
+             * @description Present when the answer was cut short
+             * @constant
+             */
+            interrupted?: true;
+        };
+        AssistantConfig: {
+            /** @description The namespaces the key may read */
+            namespaces: string[];
+            /** @description The challenge a visitor passes before asking (POST /assistant/visitor); null: none */
+            botCheck: {
+                /** @enum {string} */
+                provider: "turnstile" | "hcaptcha";
+                siteKey: string;
+            } | null;
+            limits: {
+                visitorRateLimitRpm: number | null;
+                visitorRateLimitRpd: number | null;
+            };
+        };
+        VisitorToken: {
+            visitorToken: string;
+            expiresAt: string;
         };
         ChatRequest: {
             /** @description The user's question */
@@ -497,7 +692,7 @@ export interface components {
             /** @description true (default): Server-Sent Events. false: one JSON answer. */
             stream?: boolean;
         };
-        /** @description First event: the conversation and the documents the answer draws on, best first */
+        /** @description First event: the conversation, the answer's id (for feedback) and the documents the answer draws on, best first */
         ChatMetaEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -505,6 +700,8 @@ export interface components {
              */
             type: "meta";
             conversationId: string;
+            /** @description The answer's id: POST /chat/feedback names it */
+            messageId: string;
             sources: components["schemas"]["ChatSource"][];
         };
         /** @description A fragment of the answer (Markdown), to be concatenated in order */
@@ -529,6 +726,8 @@ export interface components {
         ChatStreamEvent: components["schemas"]["ChatMetaEvent"] | components["schemas"]["ChatChunkEvent"] | components["schemas"]["ChatErrorEvent"];
         ChatAnswer: {
             conversationId: string;
+            /** @description The answer's id: POST /chat/feedback names it */
+            messageId: string;
             /** @description Markdown */
             answer: string;
             sources: components["schemas"]["ChatSource"][];
@@ -602,7 +801,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description An API key without admin rights */
+        /** @description An API key without admin rights, or a publishable key */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -611,6 +810,21 @@ export interface components {
                 /**
                  * @example {
                  *       "message": "This operation needs an admin API key or an admin session",
+                 *       "code": "FORBIDDEN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A namespace outside the key's namespaces; a publishable key where it may not be used, or from a page it does not allow */
+        KeyForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "This key may not use the namespace \"wiki\": it is limited to user_docs",
                  *       "code": "FORBIDDEN"
                  *     }
                  */
@@ -867,8 +1081,10 @@ export interface operations {
                      *         {
                      *           "id": "3f1c2a9e-8b7d-4c5e-9a01-6d2f4b8e7c13",
                      *           "label": "docs-site",
+                     *           "kind": "secret",
                      *           "keyPrefix": "kb_3J8vQm",
                      *           "admin": false,
+                     *           "namespaces": null,
                      *           "requestCount": 1284,
                      *           "rateLimitRpm": 60,
                      *           "rateLimitRpd": null,
@@ -904,22 +1120,41 @@ export interface operations {
                 /**
                  * @example {
                  *       "label": "docs-site",
-                 *       "rateLimitRpm": 60
+                 *       "rateLimitRpm": 60,
+                 *       "namespaces": [
+                 *         "user_docs",
+                 *         "tech_docs"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     label: string;
-                    /** @description Admin keys may call the admin endpoints. Default false. */
+                    /**
+                     * @description secret (default): for servers; publishable: for web pages, bound to allowedOrigins and namespaces
+                     * @enum {string}
+                     */
+                    kind?: "secret" | "publishable";
+                    /** @description Admin keys may call the admin endpoints. Default false; never for publishable keys. */
                     admin?: boolean;
+                    /** @description The namespaces the key may search, chat in, read the FAQ of and ingest into (a 403 outside them). Secret keys: absent or null is all (admin keys take none). Publishable keys: required. */
+                    namespaces?: ("user_docs" | "tech_docs" | "api_endpoints" | "wiki")[] | null;
                     /** @description Requests allowed in any 60 seconds; null or absent is unlimited, 0 blocks the key */
                     rateLimitRpm?: number | null;
                     /** @description Requests allowed in any 24 hours; null or absent is unlimited, 0 blocks the key */
                     rateLimitRpd?: number | null;
+                    /** @description Publishable keys (required): the sites that may use the key, as origins: https://docs.example.com, https://*.example.com (any subdomain), http://localhost:* (any port). Never "*". */
+                    allowedOrigins?: string[];
+                    /** @description Publishable keys: questions (chat and search) one visitor may ask in any 60 seconds; default 10, null unlimited, 0 none */
+                    visitorRateLimitRpm?: number | null;
+                    /** @description Publishable keys: questions one visitor may ask in any 24 hours; default 100, null unlimited, 0 none */
+                    visitorRateLimitRpd?: number | null;
+                    /** @description Publishable keys: answers the key may give in any 24 hours, across its visitors; default 1000, null unlimited, 0 none */
+                    dailyAnswerLimit?: number | null;
                 };
             };
         };
         responses: {
-            /** @description Created: the secret is returned this once */
+            /** @description Created: a secret key is returned this once */
             201: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -932,8 +1167,13 @@ export interface operations {
                      * @example {
                      *       "id": "3f1c2a9e-8b7d-4c5e-9a01-6d2f4b8e7c13",
                      *       "label": "docs-site",
+                     *       "kind": "secret",
                      *       "key": "kb_3J8vQm2LxR7tYp0WcN5sKd1HfG6aZb4EuT9oViMn",
                      *       "admin": false,
+                     *       "namespaces": [
+                     *         "user_docs",
+                     *         "tech_docs"
+                     *       ],
                      *       "rateLimitRpm": 60,
                      *       "rateLimitRpd": null,
                      *       "createdAt": "2026-11-24T09:30:00.000Z"
@@ -1024,6 +1264,124 @@ export interface operations {
             503: components["responses"]["RateLimiterUnavailable"];
         };
     };
+    "keys-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5d2e8f1a-3c4b-4e6d-9f70-8a1b2c3d4e5f */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowedOrigins": [
+                 *         "https://docs.example.com",
+                 *         "https://*.example.com"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    label?: string;
+                    /** @description The namespaces the key may search, chat in, read the FAQ of and ingest into (a 403 outside them). Secret keys: absent or null is all (admin keys take none). Publishable keys: required. */
+                    namespaces?: ("user_docs" | "tech_docs" | "api_endpoints" | "wiki")[] | null;
+                    /** @description Requests allowed in any 60 seconds; null or absent is unlimited, 0 blocks the key */
+                    rateLimitRpm?: number | null;
+                    /** @description Requests allowed in any 24 hours; null or absent is unlimited, 0 blocks the key */
+                    rateLimitRpd?: number | null;
+                    /** @description Publishable keys (required): the sites that may use the key, as origins: https://docs.example.com, https://*.example.com (any subdomain), http://localhost:* (any port). Never "*". */
+                    allowedOrigins?: string[];
+                    /** @description Publishable keys: questions (chat and search) one visitor may ask in any 60 seconds; default 10, null unlimited, 0 none */
+                    visitorRateLimitRpm?: number | null;
+                    /** @description Publishable keys: questions one visitor may ask in any 24 hours; default 100, null unlimited, 0 none */
+                    visitorRateLimitRpd?: number | null;
+                    /** @description Publishable keys: answers the key may give in any 24 hours, across its visitors; default 1000, null unlimited, 0 none */
+                    dailyAnswerLimit?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5d2e8f1a-3c4b-4e6d-9f70-8a1b2c3d4e5f",
+                     *       "label": "docs site assistant",
+                     *       "kind": "publishable",
+                     *       "keyPrefix": "kb_pub_7Hq2Lm",
+                     *       "admin": false,
+                     *       "namespaces": [
+                     *         "user_docs"
+                     *       ],
+                     *       "requestCount": 5310,
+                     *       "rateLimitRpm": null,
+                     *       "rateLimitRpd": null,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-11-27T08:12:44.000Z",
+                     *       "revokedAt": null,
+                     *       "key": "kb_pub_7Hq2LmX9vB4nR8tW1yK6pD3sF0gJ5cA2eZuQ",
+                     *       "allowedOrigins": [
+                     *         "https://docs.example.com",
+                     *         "https://*.example.com"
+                     *       ],
+                     *       "visitorRateLimitRpm": 10,
+                     *       "visitorRateLimitRpd": 100,
+                     *       "dailyAnswerLimit": 1000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such key",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The key is revoked",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
     "ingest-markdown": {
         parameters: {
             query?: never;
@@ -1082,6 +1440,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1162,6 +1521,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The URL could not be fetched (the message says why) */
@@ -1291,6 +1651,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
             /** @description The spec is larger than KB_MAX_SPEC_BYTES (25 MB by default) */
             413: {
                 headers: {
@@ -1387,6 +1748,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1558,6 +1920,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1577,6 +1940,87 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    "chat-feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messageId": "e6b0c3f9-1d47-4a2e-8c5b-7f3a9d2e0c61",
+                 *       "rating": "down",
+                 *       "reasons": [
+                 *         "outdated"
+                 *       ],
+                 *       "note": "The command was renamed in 2.0"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The answer: messageId of the meta event or of the JSON answer */
+                    messageId: string;
+                    /** @enum {string} */
+                    rating: "up" | "down";
+                    /** @description With a thumbs-down: why */
+                    reasons?: ("incorrect" | "incomplete" | "not_what_i_asked" | "outdated" | "other")[];
+                    /** @description What the reader adds, at most 1000 characters */
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "e6b0c3f9-1d47-4a2e-8c5b-7f3a9d2e0c61",
+                     *       "rating": "down",
+                     *       "reasons": [
+                     *         "outdated"
+                     *       ],
+                     *       "note": "The command was renamed in 2.0",
+                     *       "createdAt": "2026-11-24T10:01:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:01:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
+            /** @description No such answer (or one another key asked for) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such answer (or one another key asked for)",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
         };
     };
     "conversations-list": {
@@ -1661,6 +2105,94 @@ export interface operations {
             503: components["responses"]["RateLimiterUnavailable"];
         };
     };
+    "conversations-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376",
+                     *       "language": "en",
+                     *       "sources": [
+                     *         "user_docs"
+                     *       ],
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:00:04.000Z",
+                     *       "messages": [
+                     *         {
+                     *           "id": "9a4d7e21-3c5b-4f80-a1e6-b2c9d0f7e814",
+                     *           "role": "user",
+                     *           "content": "How do I rotate an API key?",
+                     *           "sources": [],
+                     *           "createdAt": "2026-11-24T10:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "e6b0c3f9-1d47-4a2e-8c5b-7f3a9d2e0c61",
+                     *           "role": "assistant",
+                     *           "content": "Create the new key, deploy it, then revoke the old one [1].",
+                     *           "sources": [
+                     *             {
+                     *               "title": "Rotating API keys",
+                     *               "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *               "slug": "guides/rotating-keys",
+                     *               "namespace": "user_docs"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-24T10:00:04.000Z",
+                     *           "feedback": {
+                     *             "rating": "up",
+                     *             "reasons": [],
+                     *             "note": null,
+                     *             "createdAt": "2026-11-24T10:01:00.000Z",
+                     *             "updatedAt": "2026-11-24T10:01:00.000Z"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
+            /** @description No such conversation (or one another key started) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such conversation (or one another key started)",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
     "faq-get": {
         parameters: {
             query: {
@@ -1712,6 +2244,22 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A namespace KB_FAQ_NAMESPACES leaves out; with a key, one outside the key's namespaces, or a publishable key from a page it does not allow */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A namespace KB_FAQ_NAMESPACES leaves out; with a key, one outside the key's namespaces, or a publishable key from a page it does not allow",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Nothing in the scope is about the topic */
             404: {
                 headers: {
@@ -2021,7 +2569,8 @@ export interface operations {
                      *             "chat"
                      *           ],
                      *           "firstAskedAt": "2026-11-21T14:02:11.000Z",
-                     *           "lastAskedAt": "2026-11-24T07:45:30.000Z"
+                     *           "lastAskedAt": "2026-11-24T07:45:30.000Z",
+                     *           "thumbsDown": 1
                      *         }
                      *       ],
                      *       "total": 1,
@@ -2043,6 +2592,261 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "feedback-list": {
+        parameters: {
+            query?: {
+                /** @example down */
+                rating?: "up" | "down";
+                reason?: "incorrect" | "incomplete" | "not_what_i_asked" | "outdated" | "other";
+                namespace?: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                keyId?: string;
+                since?: string;
+                /** @example 1 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "feedback": [
+                     *         {
+                     *           "messageId": "e6b0c3f9-1d47-4a2e-8c5b-7f3a9d2e0c61",
+                     *           "rating": "down",
+                     *           "reasons": [
+                     *             "outdated"
+                     *           ],
+                     *           "note": "The command was renamed in 2.0",
+                     *           "createdAt": "2026-11-24T10:01:00.000Z",
+                     *           "updatedAt": "2026-11-24T10:01:00.000Z",
+                     *           "conversationId": "2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376",
+                     *           "keyId": "5d2e8f1a-3c4b-4e6d-9f70-8a1b2c3d4e5f",
+                     *           "keyLabel": "docs site assistant",
+                     *           "question": "How do I rotate an API key?",
+                     *           "answer": "Create the new key, deploy it, then revoke the old one [1].",
+                     *           "sources": [
+                     *             {
+                     *               "title": "Rotating API keys",
+                     *               "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *               "slug": "guides/rotating-keys",
+                     *               "namespace": "user_docs"
+                     *             }
+                     *           ],
+                     *           "namespaces": [
+                     *             "user_docs"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "total": 3,
+                     *       "take": 1,
+                     *       "skip": 0
+                     *     }
+                     */
+                    "application/json": {
+                        feedback: components["schemas"]["FeedbackEntry"][];
+                        total: number;
+                        take: number;
+                        skip: number;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RateLimiterUnavailable"];
+        };
+    };
+    "assistant-config": {
+        parameters: {
+            query: {
+                /**
+                 * @description The publishable key (kb_pub_…)
+                 * @example kb_pub_7Hq2LmX9vB4nR8tW1yK6pD3sF0gJ5cA2eZuQ
+                 */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "namespaces": [
+                     *         "user_docs"
+                     *       ],
+                     *       "botCheck": null,
+                     *       "limits": {
+                     *         "visitorRateLimitRpm": 10,
+                     *         "visitorRateLimitRpd": 100
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AssistantConfig"];
+                };
+            };
+            /** @description key is not a publishable key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "key is not a publishable key",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown or revoked publishable key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unknown or revoked publishable key",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The page's origin is not one the key allows, or the request has no Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The page's origin is not one the key allows, or the request has no Origin",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "assistant-visitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "0.zQx…"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The provider's challenge token from the page */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "visitorToken": "eyJrIjoi….Qm9v…",
+                     *       "expiresAt": "2026-11-24T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorToken"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The bot check failed (or was used before), or the page is not one the key allows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The bot check failed (or was used before), or the page is not one the key allows",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This server has no bot check */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This server has no bot check",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The bot check provider could not be reached; or rate limiting is unavailable (Redis unreachable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The bot check provider could not be reached",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     chat: {
@@ -2075,7 +2879,7 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example data: {"type":"meta","conversationId":"2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376","sources":[{"title":"Rotating API keys","documentId":"7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48","slug":"guides/rotating-keys","namespace":"user_docs"}]}
+                     * @example data: {"type":"meta","conversationId":"2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376","messageId":"8d4b7e21-6c3a-4f95-b0d8-2e1f9a7c5b63","sources":[{"title":"Rotating API keys","documentId":"7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48","slug":"guides/rotating-keys","namespace":"user_docs"}]}
                      *
                      *     data: {"type":"chunk","text":"Create the new key, deploy it, "}
                      *
@@ -2087,6 +2891,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "conversationId": "2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376",
+                     *       "messageId": "8d4b7e21-6c3a-4f95-b0d8-2e1f9a7c5b63",
                      *       "answer": "Create the new key, deploy it, then revoke the old one [1].",
                      *       "sources": [
                      *         {
@@ -2104,6 +2909,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
             /** @description Unknown conversationId (or one another key started) */
             404: {
                 headers: {

@@ -6,7 +6,7 @@ type Schema = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const SSE_EXAMPLE = [
-  'data: {"type":"meta","conversationId":"2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376","sources":[{"title":"Rotating API keys","documentId":"7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48","slug":"guides/rotating-keys","namespace":"user_docs"}]}',
+  'data: {"type":"meta","conversationId":"2c8f1a6e-0b94-4d37-b5a2-e9f0c1d8a376","messageId":"8d4b7e21-6c3a-4f95-b0d8-2e1f9a7c5b63","sources":[{"title":"Rotating API keys","documentId":"7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48","slug":"guides/rotating-keys","namespace":"user_docs"}]}',
   'data: {"type":"chunk","text":"Create the new key, deploy it, "}',
   'data: {"type":"chunk","text":"then revoke the old one [1]."}',
   'data: [DONE]',
@@ -26,9 +26,14 @@ export function addChatPath(document: { paths?: Record<string, unknown>; compone
   schemas.ChatRequest = request;
   schemas.ChatMetaEvent = {
     type: 'object',
-    description: 'First event: the conversation and the documents the answer draws on, best first',
-    properties: { type: { const: 'meta' }, conversationId: { type: 'string' }, sources: { type: 'array', items: ref('ChatSource') } },
-    required: ['type', 'conversationId', 'sources'],
+    description: "First event: the conversation, the answer's id (for feedback) and the documents the answer draws on, best first",
+    properties: {
+      type: { const: 'meta' },
+      conversationId: { type: 'string' },
+      messageId: { type: 'string', description: "The answer's id: POST /chat/feedback names it" },
+      sources: { type: 'array', items: ref('ChatSource') },
+    },
+    required: ['type', 'conversationId', 'messageId', 'sources'],
   };
   schemas.ChatChunkEvent = {
     type: 'object',
@@ -54,11 +59,12 @@ export function addChatPath(document: { paths?: Record<string, unknown>; compone
     type: 'object',
     properties: {
       conversationId: { type: 'string' },
+      messageId: { type: 'string', description: "The answer's id: POST /chat/feedback names it" },
       answer: { type: 'string', description: 'Markdown' },
       sources: { type: 'array', items: ref('ChatSource') },
       language: { type: 'string', description: 'BCP 47 tag of the answer' },
     },
-    required: ['conversationId', 'answer', 'sources', 'language'],
+    required: ['conversationId', 'messageId', 'answer', 'sources', 'language'],
   };
   document.paths ??= {};
   document.paths['/chat'] = {

@@ -1,4 +1,5 @@
 import { router } from '../../trpc.ts';
 import { ask } from './ask.ts';
+import { sendFeedback } from './feedback.ts';
 
-export const chatRouter = router({ ask });
+export const chatRouter = router({ ask, feedback: sendFeedback });

@@ -43,6 +43,7 @@ export const sourceSchema = z
 export const chatAnswerSchema = z
   .object({
     conversationId: z.string(),
+    messageId: z.string().meta({ description: "The answer's id: POST /chat/feedback names it" }),
     answer: z.string().meta({ description: 'Markdown' }),
     sources: z.array(sourceSchema),
     language: z.string().meta({ description: 'BCP 47 tag of the answer' }),

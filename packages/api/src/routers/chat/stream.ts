@@ -1,7 +1,6 @@
 import type { PreparedChat } from '@kb/core';
 import type { RequestContext } from '../../context.ts';
-import { createCallerFactory, procedure, router } from '../../trpc.ts';
-import { chatCaller } from './caller.ts';
+import { createCallerFactory, principalOf, procedure, router } from '../../trpc.ts';
 import { chatRequest } from './prepare.ts';
 import { chatInput } from './schemas.ts';
 
@@ -12,10 +11,10 @@ import { chatInput } from './schemas.ts';
  * not JSON); the route calls it with {@link createChatStreamCaller}.
  */
 const start = procedure
-  .meta({ auth: 'apiKey' })
+  .meta({ auth: 'apiKey', publishable: 'answer' })
   .input(chatInput)
   .mutation(async ({ ctx, input }): Promise<{ prepared: PreparedChat; stream: boolean }> => ({
-    prepared: await ctx.services.chat.prepare(chatRequest(input), chatCaller(ctx), ctx.log),
+    prepared: await ctx.services.chat.prepare(chatRequest(input), principalOf(ctx), ctx.log),
     stream: input.stream ?? true,
   }));
 

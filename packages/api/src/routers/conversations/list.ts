@@ -4,7 +4,17 @@ import { namespaceSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
 
-const messageSchema = z
+const feedbackSchema = z
+  .object({
+    rating: z.enum(['up', 'down']),
+    reasons: z.array(z.string()),
+    note: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'AnswerFeedback', description: 'The vote on an answer' });
+
+export const messageSchema = z
   .object({
     id: z.string(),
     role: z.enum(['user', 'assistant']),
@@ -12,10 +22,14 @@ const messageSchema = z
     sources: z.array(sourceSchema).meta({ description: 'The documents the answer drew on (empty for user messages)' }),
     interrupted: z.literal(true).optional().meta({ description: 'Present on an answer cut short by a disconnect or a failure' }),
     createdAt: z.string(),
+    feedback: feedbackSchema
+      .nullable()
+      .optional()
+      .meta({ description: 'A conversation read by id: the vote on this answer by the key that asked (null: none); absent for questions and in listings' }),
   })
   .meta({ id: 'ConversationMessage' });
 
-const conversationSchema = z
+export const conversationSchema = z
   .object({
     id: z.string(),
     language: z.string().nullable().meta({ description: 'BCP 47 tag of the latest answer' }),

@@ -1,7 +1,7 @@
 import { canonicalLanguageTag, NAMESPACES, rateLimitHeaders } from '@kb/core';
 import { z } from 'zod';
 import { maxChars, oneOf } from '../../schemas.ts';
-import { procedure } from '../../trpc.ts';
+import { principalOf, procedure } from '../../trpc.ts';
 import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
 
 /** Longest topic the FAQ takes, in characters after trimming. */
@@ -46,7 +46,9 @@ export const getFaq = procedure
         'per day across the service (KB_FAQ_DAILY_LIMIT): 429 with Retry-After.',
     },
     limitedPerClient: true,
+    publishable: 'read',
     errors: {
+      403: "A namespace KB_FAQ_NAMESPACES leaves out; with a key, one outside the key's namespaces, or a publishable key from a page it does not allow",
       404: 'Nothing in the scope is about the topic',
       429: 'Too many FAQ requests from this address, or the daily number of FAQs written by the model is reached (see Retry-After)',
       502: 'The language model did not return a usable FAQ',
@@ -72,7 +74,7 @@ export const getFaq = procedure
   .query(async ({ ctx, input, signal }) => {
     const language = input.lang === undefined ? undefined : canonicalLanguageTag(input.lang);
     const { faq, rateLimit } = await ctx.services.faq.get(
-      { q: input.q, scope: input.source ?? 'user_docs', clientAddress: ctx.ip, ...(language ? { language } : {}) },
+      { q: input.q, scope: input.source ?? 'user_docs', callerScope: principalOf(ctx).namespaces, clientAddress: ctx.ip, ...(language ? { language } : {}) },
       signal,
       ctx.log,
     );

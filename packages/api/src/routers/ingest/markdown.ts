@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { maxChars, metadataSchema, namespaceSchema } from '../../schemas.ts';
-import { procedure } from '../../trpc.ts';
+import { principalOf, procedure } from '../../trpc.ts';
 
 export const ingestMarkdownInput = z.strictObject({
   title: maxChars(z.string().trim().min(1, 'title must not be empty'), 1000),
@@ -39,7 +39,7 @@ export const ingestMarkdown = procedure
   .input(ingestMarkdownInput)
   .output(ingestResultSchema)
   .mutation(async ({ ctx, input, signal }) => {
-    const result = await ctx.services.ingestion.ingest(input, signal);
+    const result = await ctx.services.ingestion.ingest(input, signal, principalOf(ctx).namespaces);
     ctx.log.info({ documentId: result.documentId, skipped: result.skipped, chunks: result.chunks }, 'markdown ingested');
     return { documentId: result.documentId, skipped: result.skipped };
   });

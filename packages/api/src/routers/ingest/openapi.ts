@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { namespaceSchema } from '../../schemas.ts';
-import { procedure } from '../../trpc.ts';
+import { principalOf, procedure } from '../../trpc.ts';
 
 /**
  * The REST route takes the raw spec as its body (application/json or application/yaml); the
@@ -46,6 +46,7 @@ export const ingestOpenApi = procedure
     const result = await ctx.services.openApiIngestion.ingest(
       { spec: input.spec, format: input.format, namespace: input.namespace ?? 'api_endpoints' },
       signal,
+      principalOf(ctx).namespaces,
     );
     ctx.log.info(result, 'OpenAPI spec ingested');
     return result;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { maxChars, namespaceSchema } from '../../schemas.ts';
-import { procedure } from '../../trpc.ts';
+import { principalOf, procedure } from '../../trpc.ts';
 import { ingestResultSchema } from './markdown.ts';
 
 export const ingestUrl = procedure
@@ -37,7 +37,7 @@ export const ingestUrl = procedure
   )
   .output(ingestResultSchema)
   .mutation(async ({ ctx, input, signal }) => {
-    const result = await ctx.services.urlIngestion.ingest(input, signal);
+    const result = await ctx.services.urlIngestion.ingest(input, signal, principalOf(ctx).namespaces);
     ctx.log.info({ documentId: result.documentId, skipped: result.skipped, chunks: result.chunks }, 'URL ingested');
     return { documentId: result.documentId, skipped: result.skipped };
   });

@@ -1,7 +1,7 @@
 import { spaceKeySchema } from '@kb/core';
 import { z } from 'zod';
 import { namespaceSchema } from '../../schemas.ts';
-import { procedure } from '../../trpc.ts';
+import { principalOf, procedure } from '../../trpc.ts';
 
 export const ingestWiki = procedure
   .meta({
@@ -28,7 +28,7 @@ export const ingestWiki = procedure
   .input(z.strictObject({ spaceKey: spaceKeySchema, namespace: namespaceSchema }))
   .output(z.object({ jobId: z.string(), status: z.literal('pending') }))
   .mutation(async ({ ctx, input }) => {
-    const accepted = await ctx.services.wikiImports.submit(input);
+    const accepted = await ctx.services.wikiImports.submit(input, principalOf(ctx).namespaces);
     ctx.log.info({ jobId: accepted.jobId, spaceKey: input.spaceKey, namespace: input.namespace }, 'wiki import queued');
     return accepted;
   });

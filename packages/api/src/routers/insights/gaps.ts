@@ -12,6 +12,7 @@ const gapSchema = z
     kinds: z.array(z.enum(['search', 'chat'])),
     firstAskedAt: z.string(),
     lastAskedAt: z.string(),
+    thumbsDown: z.number().int().meta({ description: 'Thumbs-down votes on answers to it in the window (POST /chat/feedback); such questions come first' }),
   })
   .meta({ id: 'KnowledgeGap' });
 
@@ -29,7 +30,7 @@ export const knowledgeGaps = procedure
       method: 'GET',
       path: '/insights/gaps',
       tags: ['insights'],
-      summary: 'The weakest recent searches and chat questions, repeats grouped: what the docs do not answer',
+      summary: 'The weakest recent searches and chat questions, and those readers voted down, repeats grouped: what the docs do not answer',
       protect: true,
     },
     example: {
@@ -45,6 +46,7 @@ export const knowledgeGaps = procedure
             kinds: ['chat'],
             firstAskedAt: '2026-11-21T14:02:11.000Z',
             lastAskedAt: '2026-11-24T07:45:30.000Z',
+            thumbsDown: 1,
           },
         ],
         total: 1,

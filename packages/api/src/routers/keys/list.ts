@@ -5,15 +5,17 @@ import { apiKeySchema } from './schemas.ts';
 export const listKeys = procedure
   .meta({
     auth: 'admin',
-    openapi: { method: 'GET', path: '/keys', tags: ['keys'], summary: 'List API keys (never their secrets)', protect: true },
+    openapi: { method: 'GET', path: '/keys', tags: ['keys'], summary: 'List API keys (never a secret key\'s secret; publishable keys whole)', protect: true },
     example: {
       output: {
         keys: [
           {
             id: '3f1c2a9e-8b7d-4c5e-9a01-6d2f4b8e7c13',
             label: 'docs-site',
+            kind: 'secret',
             keyPrefix: 'kb_3J8vQm',
             admin: false,
+            namespaces: null,
             requestCount: 1284,
             rateLimitRpm: 60,
             rateLimitRpd: null,

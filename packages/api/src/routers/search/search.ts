@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jsonInt, maxChars, namespaceSchema } from '../../schemas.ts';
-import { procedure } from '../../trpc.ts';
+import { principalOf, procedure } from '../../trpc.ts';
 
 export const searchInput = z.strictObject({
   query: maxChars(z.string().trim().min(1, 'query must not be empty'), 10_000),
@@ -36,6 +36,7 @@ const resultSchema = z
 export const search = procedure
   .meta({
     auth: 'apiKey',
+    publishable: 'question',
     openapi: { method: 'POST', path: '/search', tags: ['search'], summary: 'Search the knowledge base (ranked chunks, no answer)', protect: true },
     errors: { 503: 'The embedding service failed' },
     example: {
@@ -63,7 +64,7 @@ export const search = procedure
   .mutation(async ({ ctx, input, signal }) => {
     const namespaces = input.source === undefined ? null : Array.isArray(input.source) ? input.source : [input.source];
     const { results, bestSimilarity } = await ctx.services.search.searchScored(
-      { query: input.query, namespaces, topK: input.topK ?? 5, mode: input.mode ?? 'semantic' },
+      { query: input.query, namespaces, scope: principalOf(ctx).namespaces, topK: input.topK ?? 5, mode: input.mode ?? 'semantic' },
       signal,
     );
     // Buffered: written in batches, off the request's path.
