@@ -233,7 +233,7 @@ export class KbAssistant extends HTMLElement {
     // The bot check's frame lives in the page's own DOM (the provider's script looks for it there), shown here through a slot.
     this.#challenge = h('div', { class: 'challenge', hidden: true }, h('p', {}, 'One moment: checking that you are not a bot.'), document.createElement('slot'));
     this.#challenge.querySelector('slot')!.name = 'challenge';
-    this.#live = h('div', { class: 'sr', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
+    this.#live = h('div', { id: 'kb-live', class: 'sr', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
     this.#panel = h(
       'div',
       { class: 'panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'kb-title', hidden: true, onKeydown: (event: KeyboardEvent) => this.#onPanelKey(event) },
