@@ -185,8 +185,11 @@ export class KbAssistant extends HTMLElement {
     const server = (this.#attr('server') ?? defaultServer).replace(/\/+$/, '');
     if (!key) {
       this.#configError = 'This assistant has no key: set the key attribute (data-key on the script tag).';
+      this.#setNotice(this.#configError);
       return;
     }
+    this.#input.disabled = false;
+    this.#go.disabled = false;
     if (this.#api && this.#api.key === key && this.#api.server === server) return;
     this.#api = new AssistantApi(server, key);
     this.#configError = undefined;
@@ -196,8 +199,18 @@ export class KbAssistant extends HTMLElement {
     this.#config.then(
       () => this.#setNotice(undefined),
       (error: unknown) => {
-        this.#configError = describeError(error).message;
-        this.#setNotice(this.#configError);
+        const problem = describeError(error);
+        if (problem.kind === 'forbidden' || problem.kind === 'key') {
+          // Nothing this page can ask will be answered: say so, and offer no question box.
+          this.#configError = problem.message;
+          this.#setNotice(problem.message);
+          this.#input.disabled = true;
+          this.#go.disabled = true;
+          this.#welcome.hidden = true;
+        } else {
+          // Unreachable or refused for a while: the next question tries again.
+          this.#api = undefined;
+        }
       },
     );
   }
@@ -357,7 +370,7 @@ export class KbAssistant extends HTMLElement {
   #showChat(): void {
     this.#historyView.hidden = true;
     this.#messages.hidden = false;
-    this.#welcome.hidden = this.#turns.length > 0;
+    this.#welcome.hidden = this.#turns.length > 0 || this.#configError !== undefined;
     this.#form.hidden = false;
   }
 
@@ -489,6 +502,7 @@ export class KbAssistant extends HTMLElement {
     if (!question || this.#stream) return;
     this.#showChat();
     this.#setNotice(undefined);
+    if (!this.#api) this.#connect();
     if (this.#configError) return this.#setNotice(this.#configError);
     const api = this.#api!;
     const turn = retrying ?? this.#addTurn(question);

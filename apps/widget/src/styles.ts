@@ -21,7 +21,7 @@ svg{fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-lin
 
 .launcher{display:inline-flex;align-items:center;gap:8px;background:var(--accent);color:var(--on-accent);border-radius:999px;padding:10px 16px;font-weight:600;box-shadow:var(--shadow);transition:transform .15s}
 .launcher:hover{transform:translateY(-1px)}
-.launcher kbd{font:12px/1 inherit;font-family:inherit;opacity:.85;border:1px solid currentColor;border-radius:4px;padding:2px 4px}
+.launcher kbd{font-size:12px;line-height:1;font-family:inherit;opacity:.85;border:1px solid currentColor;border-radius:4px;padding:2px 4px}
 .floating .launcher{position:fixed;bottom:20px;right:20px;z-index:2147483000}
 .floating.left .launcher{right:auto;left:20px}
 
@@ -65,6 +65,7 @@ header h2 svg{color:var(--accent)}
 .answer th,.answer td{border:1px solid var(--line);padding:4px 8px}
 .answer .align-center{text-align:center}.answer .align-right{text-align:right}
 .code{position:relative}
+.code pre{padding-right:84px}
 .copy{position:absolute;top:6px;right:6px;display:inline-flex;gap:4px;align-items:center;font-size:12px;padding:4px 8px;border-radius:6px;background:var(--bg);border:1px solid var(--line);color:var(--muted)}
 .copy:hover{color:var(--fg)}
 .typing::after{content:"";display:inline-block;width:8px;height:15px;margin-left:2px;vertical-align:-2px;background:var(--accent);animation:blink 1s steps(2) infinite}
@@ -77,7 +78,7 @@ header h2 svg{color:var(--accent)}
 
 .note{font-size:13px;color:var(--muted);margin:4px 0}
 .error{color:var(--danger);font-size:14px;margin:6px 0;display:flex;flex-wrap:wrap;align-items:center;gap:8px}
-.error[role=alert]{margin:0}
+.error[role=alert]{margin:0 0 14px;padding:10px 12px;border:1px solid currentColor;border-radius:10px;font-size:15px}
 .pill{border:1px solid var(--line);border-radius:999px;padding:4px 12px;font-size:13px;background:var(--bg);color:var(--fg)}
 .pill:hover:not(:disabled){border-color:var(--accent)}
 
