@@ -70,7 +70,7 @@ describe("the assistant's script and the home page", () => {
     for (const path of ['/widget/v1/kb-assistant.000000000000.js', '/widget/v1/other.js', '/widget/v2/kb-assistant.js', '/widget/']) {
       const missing = await fetch(`${service.url}${path}`);
       expect(missing.status, path).toBe(404);
-      expect((await missing.json()).code).toBe('NOT_FOUND');
+      expect(((await missing.json()) as { code: string }).code).toBe('NOT_FOUND');
     }
   });
 

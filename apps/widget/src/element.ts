@@ -700,10 +700,12 @@ class AnswerView {
         copy.lastChild!.textContent = label;
         setTimeout(() => (copy.lastChild!.textContent = 'Copy'), 1_500);
       };
-      navigator.clipboard?.writeText(text).then(
+      // The clipboard needs a secure page (https or localhost).
+      if (!navigator.clipboard) return done('Copy failed');
+      navigator.clipboard.writeText(text).then(
         () => done('Copied'),
         () => done('Copy failed'),
-      ) ?? done('Copy failed');
+      );
     });
     return h('div', { class: 'code' }, pre, copy);
   }

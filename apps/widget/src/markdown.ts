@@ -48,7 +48,6 @@ export type MdNode = MdElement | string;
 /** The address a link may have: http(s), protocol-relative or relative; anything else (javascript:, data:, mailto:) is none. */
 export function safeHref(raw: string): string | undefined {
   // Browsers drop tabs and newlines inside URLs and ignore leading controls and spaces: "java\tscript:" is javascript:.
-  // eslint-disable-next-line no-control-regex
   const url = raw.replace(/[\u0000-\u0020\u007f]+/g, '');
   if (url === '') return undefined;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url);
