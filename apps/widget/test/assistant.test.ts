@@ -190,6 +190,8 @@ describe.runIf(chromiumAvailable())('the assistant on a strict, hostile page', (
     }
     await page.keyboard.press('Escape');
     await expect.poll(() => dialog().isVisible()).toBe(false);
+    // It was opened with the shortcut from the page's body: the focus goes to the assistant's button.
+    expect(await page.evaluate(() => document.querySelector('kb-assistant')!.shadowRoot!.activeElement?.className)).toBe('launcher');
   });
 
   it('lists the conversation in the history, reopens it from the server, and clears the history', async () => {
