@@ -3,6 +3,7 @@ import { createServer, maxHeaderSize, type IncomingMessage, type Server, type Se
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
 import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
 import { adminDir as builtAdminDir } from '@kb/admin';
+import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
@@ -12,9 +13,11 @@ import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
 import { handleChatRoute } from './chat-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
+import { createHomeRoutes } from './home-route.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, operationIndex, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
+import { createWidgetRoutes } from './widget-route.ts';
 
 const requestMeta = Symbol('kb.request');
 const OPENAPI_INGEST_PATH = `${API_BASE_PATH}/ingest/openapi`;
@@ -128,6 +131,8 @@ function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, re
 export interface HttpAppOptions {
   /** The admin console's built files; default @kb/admin's dist folder. */
   adminDir?: string;
+  /** The assistant's built script; default @kb/widget's. */
+  widgetFile?: string;
 }
 
 export function createHttpApp(services: Services, options: HttpAppOptions = {}): HttpApp {
@@ -138,6 +143,8 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   const docs = createDocsRoutes(API_BASE_PATH);
   const admin = createAdminRoutes({ dir: options.adminDir ?? builtAdminDir, loginEnabled: services.sessions.enabled });
   const cors = new Cors(API_BASE_PATH, services.keys);
+  const widget = createWidgetRoutes({ file: options.widgetFile ?? builtWidgetFile, version: widgetVersion });
+  const home = createHomeRoutes({ version: SERVICE_VERSION, widgetPath: widget.path, widgetScript: () => widget.hashedPath() });
   let shuttingDown = false;
 
   const rest = createOpenApiNodeHttpHandler({
@@ -246,6 +253,11 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // The API reference, rendered in the browser from the document above.
     { methods: ['GET'], path: docs.path, body: 'none', handle: ({ req, res, pathname }) => docs.handle(req, res, pathname) },
     { methods: ['GET'], prefix: docs.prefix, body: 'none', handle: ({ req, res, pathname }) => docs.handle(req, res, pathname) },
+    // What this server is, and how to embed the assistant (with a live preview given a publishable key).
+    { methods: ['GET'], path: '/', body: 'none', query: ['key'], handle: ({ req, res, url }) => home.handle(req, res, url, (req as KbRequest)[requestMeta]!.secure) },
+    { methods: ['GET'], path: home.cssPath, body: 'none', handle: ({ req, res }) => home.handleCss(req, res) },
+    // The embeddable assistant's script.
+    { methods: ['GET'], prefix: widget.prefix, body: 'none', handle: ({ req, res, pathname }) => widget.handle(req, res, pathname) },
     // The admin console: a single-page app on the API, signed in with the admin session.
     { methods: ['GET'], path: admin.path, body: 'none', handle: ({ req, res, pathname }) => admin.handle(req, res, pathname) },
     { methods: ['GET'], prefix: admin.prefix, body: 'none', handle: ({ req, res, pathname }) => admin.handle(req, res, pathname) },

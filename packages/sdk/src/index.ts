@@ -1,6 +1,6 @@
 export { apiBaseUrl, createKbClient } from './client.js';
 export type { CallOptions, IngestOpenApiOptions, KbClient, KbClientOptions } from './client.js';
-export { KbError, KbNetworkError } from './errors.js';
+export { KbError, kbErrorFrom, KbNetworkError, retryAfterSeconds } from './errors.js';
 export type { ErrorBody, ErrorCode, InputIssue } from './errors.js';
 export { ChatStream } from './stream.js';
 export type { ChatChunkEvent, ChatErrorEvent, ChatEvent, ChatMetaEvent, ChatSource, ChatStreamResult } from './stream.js';

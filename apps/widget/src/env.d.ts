@@ -1,0 +1,1 @@
+declare const __KB_WIDGET_VERSION__: string;
