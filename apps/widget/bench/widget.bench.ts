@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { startFakeServer, startHostPage, type FakeKey } from '../test/fake-server.ts';
-import { chromiumAvailable, launchBrowser } from '../test/harness.ts';
+import { startFakeServer, type FakeKey } from '../test/fake-server.ts';
+import { chromiumAvailable, launchBrowser, startHostPage } from '../test/harness.ts';
 import { widgetFile } from '../index.js';
 
 /**
- * The assistant's cost to a page: the script's size gzipped (the issue's limit: 30 KB), and the
+ * The assistant's cost to a page: the script's size gzipped (its budget: 30 KB), and the
  * time from a click on its button to the open dialog in Chromium, against the same page's
  * do-nothing click (a button of the page's own whose handler shows an element) measured in the
  * same run.

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeServer, startHostPage, type FakeKey, type FakeServer } from './fake-server.ts';
-import { axeViolations, chromiumAvailable, launchBrowser, SCREENSHOTS } from './harness.ts';
+import { startFakeServer, type FakeKey, type FakeServer } from './fake-server.ts';
+import { axeViolations, chromiumAvailable, launchBrowser, SCREENSHOTS, startHostPage } from './harness.ts';
 
 /**
  * The assistant in Chromium, embedded with its one script tag in a documentation page served from
