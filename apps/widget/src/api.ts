@@ -1,4 +1,4 @@
-import { ChatStream, KbError, kbErrorFrom, KbNetworkError, type ChatSource } from '@kb/sdk';
+import { ChatStream, KbError, kbErrorFrom, KbNetworkError, type AssistantConfig, type ChatSource, type Conversation as KbConversation, type FeedbackReason } from '@kb/sdk';
 
 /**
  * What the assistant asks of the server, with its publishable key (docs/assistant.md): the
@@ -7,37 +7,17 @@ import { ChatStream, KbError, kbErrorFrom, KbNetworkError, type ChatSource } fro
  * or a KbNetworkError; never cookies (`credentials: 'omit'`): the key alone speaks for the page.
  */
 
-export interface AssistantConfig {
-  namespaces: string[];
-  botCheck: null | { provider: 'turnstile' | 'hcaptcha'; siteKey: string };
-  limits: { visitorRateLimitRpm: number | null; visitorRateLimitRpd: number | null };
-}
+export type { AssistantConfig } from '@kb/sdk';
 
-/** A source as the assistant shows it; `anchor` (or `heading`) is the section, when the server says. */
-export type Source = ChatSource & { anchor?: string; heading?: string };
+/** A source as the assistant shows it: its document's address, and its section's anchor when the server gives one. */
+export type Source = ChatSource;
 
-export interface StoredFeedback {
-  rating: 'up' | 'down';
-  reasons?: string[] | null;
-  note?: string | null;
-}
+/** A stored conversation, as the server gives it to the key that started it. */
+export type Conversation = KbConversation;
+export type ConversationMessage = Conversation['messages'][number];
 
-export interface ConversationMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  sources: Source[];
-  interrupted?: boolean;
-  feedback?: StoredFeedback | null;
-}
-
-export interface Conversation {
-  id: string;
-  messages: ConversationMessage[];
-}
-
-export const FEEDBACK_REASONS = ['incorrect', 'incomplete', 'not_what_i_asked', 'outdated', 'other'] as const;
-export type FeedbackReason = (typeof FEEDBACK_REASONS)[number];
+export const FEEDBACK_REASONS = ['incorrect', 'incomplete', 'not_what_i_asked', 'outdated', 'other'] as const satisfies readonly FeedbackReason[];
+export type { FeedbackReason };
 
 export class AssistantApi {
   /** The bot check's pass, once earned (sent as X-Kb-Visitor). */

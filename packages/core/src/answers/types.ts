@@ -32,6 +32,28 @@ export interface Source {
   slug: string;
   namespace: string;
   url?: string;
+  /** With `url`: the anchor of the section the answer drew on first (`url#anchor`), when below the title. */
+  anchor?: string;
+}
+
+/**
+ * The anchor most documentation sites give a heading (GitHub's and Hugo's default): lower case,
+ * punctuation dropped, each space a hyphen.
+ */
+export function headingAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchor of a passage's section: its last heading, when it is below the document's title. */
+function sectionAnchor(headingPath: string): string | undefined {
+  const headings = headingPath.split(' > ');
+  if (headings.length < 2) return undefined;
+  const anchor = headingAnchor(headings.at(-1)!);
+  return anchor === '' ? undefined : anchor;
 }
 
 /** A message of the conversation so far, oldest first. */
@@ -99,12 +121,14 @@ export function sourcesOf(passages: readonly Passage[]): Source[] {
   for (const p of passages) {
     if (seen.has(p.documentId)) continue;
     seen.add(p.documentId);
+    const anchor = p.url ? sectionAnchor(p.headingPath) : undefined;
     sources.push({
       title: p.title,
       documentId: p.documentId,
       slug: p.slug,
       namespace: p.namespace,
       ...(p.url ? { url: p.url } : {}),
+      ...(anchor ? { anchor } : {}),
     });
   }
   return sources;

@@ -7,6 +7,8 @@ export interface StoredSource {
   slug: string;
   namespace: string;
   url?: string;
+  /** The section's anchor on the page at `url`. */
+  anchor?: string;
 }
 
 export interface ConversationsTable {

@@ -544,6 +544,8 @@ export interface components {
             namespace: string;
             /** @description The document's address, when it has one */
             url?: string;
+            /** @description With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor */
+            anchor?: string;
         };
         /** @description The vote on an answer */
         AnswerFeedback: {

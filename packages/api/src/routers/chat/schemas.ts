@@ -37,6 +37,10 @@ export const sourceSchema = z
     slug: z.string(),
     namespace: z.string(),
     url: z.string().optional().meta({ description: "The document's address, when it has one" }),
+    anchor: z
+      .string()
+      .optional()
+      .meta({ description: 'With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor' }),
   })
   .meta({ id: 'ChatSource', description: 'A document the answer draws on' });
 

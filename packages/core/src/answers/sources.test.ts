@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { headingAnchor, sourcesOf, type Passage } from './types.ts';
+
+const passage = (fields: Partial<Passage>): Passage => ({
+  documentId: 'd1',
+  title: 'Install Hugo',
+  slug: 'install',
+  namespace: 'user_docs',
+  headingPath: 'Install Hugo',
+  content: 'text',
+  ordinal: 0,
+  score: 1,
+  tokens: 1,
+  ...fields,
+});
+
+describe('sources', () => {
+  it('gives each document once, best first, with the anchor of its first section when it has a link', () => {
+    const sources = sourcesOf([
+      passage({ headingPath: 'Install Hugo > Linux > Snap package', url: 'https://gohugo.io/installation/linux/' }),
+      passage({ headingPath: 'Install Hugo > macOS', url: 'https://gohugo.io/installation/linux/' }),
+      passage({ documentId: 'd2', title: 'Menus', slug: 'menus', headingPath: 'Menus', url: 'https://gohugo.io/content-management/menus/' }),
+      passage({ documentId: 'd3', title: 'Notes', slug: 'notes', headingPath: 'Notes > Setup' }),
+    ]);
+    expect(sources).toEqual([
+      { title: 'Install Hugo', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://gohugo.io/installation/linux/', anchor: 'snap-package' },
+      { title: 'Menus', documentId: 'd2', slug: 'menus', namespace: 'user_docs', url: 'https://gohugo.io/content-management/menus/' },
+      { title: 'Notes', documentId: 'd3', slug: 'notes', namespace: 'user_docs' },
+    ]);
+  });
+
+  it('makes anchors as GitHub and Hugo do', () => {
+    expect(headingAnchor('Front matter: Title & Date')).toBe('front-matter-title--date');
+    expect(headingAnchor('  Écrire des menus ')).toBe('écrire-des-menus');
+    expect(headingAnchor('`hugo server` flags')).toBe('hugo-server-flags');
+    expect(headingAnchor('snake_case and kebab-case')).toBe('snake_case-and-kebab-case');
+  });
+});
