@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
 import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
 import { adminDir as builtAdminDir } from '@kb/admin';
@@ -25,6 +25,11 @@ const CHAT_PATH = `${API_BASE_PATH}/chat`;
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 /** Calls a tRPC batch request may hold (a typed client's httpBatchLink: `maxItems`). */
 export const MAX_TRPC_BATCH = 10;
+/**
+ * The request line and headers together. Node's 16 KB default is too small for the query strings
+ * the document allows: a 4,096-character folder of non-Latin text is 49 KB percent-encoded.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
 /** How long /readyz waits for each dependency's answer. */
 const READINESS_PROBE_TIMEOUT_MS = 2_500;
 
@@ -324,7 +329,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     await serveRoute(route, { req, res, url, pathname }, routeHost);
   }
 
-  const server = createServer((req: KbRequest, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: KbRequest, res) => {
     const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
@@ -389,7 +394,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // Headers over Node's limit are a bad request too (as nginx answers them): 400, the status the
     // document declares for every operation, rather than a 431 it does not.
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${maxHeaderSize} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
+    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${MAX_HEADER_BYTES} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
     socket.end(
       `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
