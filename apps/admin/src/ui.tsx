@@ -137,7 +137,7 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabl
  * Text to copy (a new secret, the embed snippet) in a read-only field, with a Copy button. Without
  * clipboard access (a page on plain http other than localhost) the text is selected for the user.
  */
-export function CopyButton({ text, fieldLabel, multiline = false }: { text: string; fieldLabel: string; multiline?: boolean }) {
+export function CopyButton({ text, fieldLabel, copyLabel = 'Copy', multiline = false }: { text: string; fieldLabel: string; copyLabel?: string; multiline?: boolean }) {
   const field = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const [copied, setCopied] = useState<'yes' | 'no' | undefined>();
 
@@ -156,8 +156,8 @@ export function CopyButton({ text, fieldLabel, multiline = false }: { text: stri
     <>
       <div className="secret-row">
         {multiline ? <textarea {...props} rows={3} /> : <input {...props} />}
-        <button type="button" className="primary" onClick={() => void copy()} aria-label={`Copy the ${fieldLabel.toLowerCase()}`}>
-          Copy
+        <button type="button" className="primary" onClick={() => void copy()}>
+          {copyLabel}
         </button>
       </div>
       <p role="status" className="small">

@@ -103,7 +103,7 @@ function Embed({ apiKey }: { apiKey: string }) {
           Add this line to every page of your documentation (before <code>&lt;/body&gt;</code>). A page with a Content-Security-Policy lists{' '}
           <code>{window.location.origin}</code> in <code>script-src</code> and <code>connect-src</code>.
         </p>
-        <CopyButton text={embedSnippet(apiKey)} fieldLabel="Embed snippet" multiline />
+        <CopyButton text={embedSnippet(apiKey)} fieldLabel="Embed snippet" copyLabel="Copy snippet" multiline />
         <p className="muted small">
           Its attributes (title, welcome text, example questions, colours, theme, position, shortcut, namespaces, history) are described in
           the service's docs/assistant.md.

@@ -83,18 +83,19 @@ function originLines(text: string): string[] {
  * refuses).
  */
 export function checkFields(fields: KeyFields): FieldErrors {
+  // In the order the form shows them.
   const errors: FieldErrors = {};
   if (fields.label.trim() === '') errors.label = 'Give the key a label, to recognise it in this list.';
   if (fields.kind === 'publishable') {
-    if (fields.namespaces.length === 0) errors.namespaces = 'Choose the namespaces its pages may read (at least one).';
     const origins = originLines(fields.origins);
     const problems = origins.flatMap((origin) => {
       const parsed = parseOriginPattern(origin);
       return 'error' in parsed ? [parsed.error] : [];
     });
     if (origins.length === 0) errors.origins = 'List the sites that may use the key, one a line, such as https://docs.example.com.';
-    else if (problems.length > 0) errors.origins = problems.join(' ');
+    else if (problems.length > 0) errors.origins = problems.join('\n');
     else if (origins.length > MAX_ALLOWED_ORIGINS) errors.origins = `A key may list at most ${MAX_ALLOWED_ORIGINS} origins.`;
+    if (fields.namespaces.length === 0) errors.namespaces = 'Choose the namespaces its pages may read (at least one).';
   }
   return errors;
 }

@@ -86,7 +86,7 @@ function KeyList({ onOpen }: { onOpen(id: string): void }) {
                       {!key.revokedAt && (
                         <>
                           <KeyLink keyId={key.id} onOpen={onOpen} className="button" label={`Edit ${key.label}`}>
-                            {key.kind === 'publishable' ? 'Edit, embed' : 'Edit'}
+                            Edit
                           </KeyLink>
                           <ConfirmButton
                             label="Revoke"
