@@ -155,7 +155,7 @@ export function CopyButton({ text, fieldLabel, copyLabel = 'Copy', multiline = f
   return (
     <>
       <div className="secret-row">
-        {multiline ? <textarea {...props} rows={3} /> : <input {...props} />}
+        {multiline ? <textarea {...props} rows={4} className="copy-text" /> : <input {...props} />}
         <button type="button" className="primary" onClick={() => void copy()}>
           {copyLabel}
         </button>

@@ -47,7 +47,8 @@ export function FeedbackPage() {
 
   function apply(event: FormEvent) {
     event.preventDefault();
-    applyFilters(filters);
+    // A new object: Filter with the same filters loads the list again.
+    applyFilters({ ...filters });
   }
 
   const change = (next: Partial<Filters>) => setFilters((current) => ({ ...current, ...next }));
