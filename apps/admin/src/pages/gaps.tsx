@@ -32,7 +32,7 @@ export function GapsPage() {
   }
 
   return (
-    <Section title="The weakest recent queries">
+    <Section title="Voted-down and weakest recent queries">
       <p className="muted">
         Questions readers voted down (in the assistant or through the API) come first, beside the searches and chat questions whose best match
         scored lowest: topics the documentation may be missing or gets wrong. The votes themselves, with their reasons and notes, are under

@@ -299,19 +299,20 @@ export function KindBadges({ apiKey }: { apiKey: ApiKey }) {
 }
 
 export function Scope({ apiKey }: { apiKey: ApiKey }) {
+  // One element: a phone's table cell lays its children out in a row.
   return (
-    <>
+    <div>
       <span>{apiKey.namespaces ? apiKey.namespaces.join(', ') : 'all namespaces'}</span>
       {apiKey.kind === 'publishable' && (
         <span className="muted small block">from {apiKey.allowedOrigins && apiKey.allowedOrigins.length > 0 ? apiKey.allowedOrigins.join(', ') : 'no site'}</span>
       )}
-    </>
+    </div>
   );
 }
 
 export function Limits({ apiKey }: { apiKey: ApiKey }) {
   return (
-    <>
+    <div>
       <span>
         {limit(apiKey.rateLimitRpm, '/ min')}, {limit(apiKey.rateLimitRpd, '/ day')}
       </span>
@@ -323,6 +324,6 @@ export function Limits({ apiKey }: { apiKey: ApiKey }) {
           <span className="muted small block">answers: {limit(apiKey.dailyAnswerLimit, '/ day')}</span>
         </>
       )}
-    </>
+    </div>
   );
 }

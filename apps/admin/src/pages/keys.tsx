@@ -84,7 +84,7 @@ function KeyList({ onOpen }: { onOpen(id: string): void }) {
                     </td>
                     <td className="actions">
                       {!key.revokedAt && (
-                        <>
+                        <div className="row-actions">
                           <KeyLink keyId={key.id} onOpen={onOpen} className="button" label={`Edit ${key.label}`}>
                             Edit
                           </KeyLink>
@@ -95,7 +95,7 @@ function KeyList({ onOpen }: { onOpen(id: string): void }) {
                             disabled={revoke.busy}
                             onConfirm={() => void revoke.run(() => kb.keys.revoke(key.id)).then(() => keys.reload())}
                           />
-                        </>
+                        </div>
                       )}
                     </td>
                   </tr>
