@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
 import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
+import { readFromPrimary } from '@kb/db';
 import { adminDir as builtAdminDir } from '@kb/admin';
 import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -225,7 +226,10 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
         }
       }),
     );
-    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
+    // Replicas out of rotation do not make the service unready: reads go to the others or the primary.
+    const replicas = services.database.replicaStatus();
+    const rotation = replicas.length > 0 ? { replicas: { inRotation: replicas.filter((r) => r.state === 'up').length, total: replicas.length } } : {};
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks, ...rotation });
   }
 
   /**
@@ -326,7 +330,14 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     }
     const route = findRoute(routes, req.method ?? 'GET', pathname);
     if (!route) return sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
-    await serveRoute(route, { req, res, url, pathname }, routeHost);
+    // Read-your-write: a client that must see what it has just written pins the request's reads to
+    // the primary (docs/deployment.md, "Read replicas").
+    const readFrom = req.headers['kb-read-from'];
+    if (readFrom !== undefined && readFrom !== 'primary' && readFrom !== 'any') {
+      return sendError(res, 'BAD_REQUEST', 'KB-Read-From must be "primary" or "any"');
+    }
+    const serve = () => serveRoute(route, { req, res, url, pathname }, routeHost);
+    await (readFrom === 'primary' ? readFromPrimary(serve) : serve());
   }
 
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: KbRequest, res) => {

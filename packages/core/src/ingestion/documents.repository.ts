@@ -120,7 +120,7 @@ export interface StoredVersion {
 export class DocumentsRepository {
   private readonly db: Kysely<DB>;
 
-  constructor(private readonly database: Pick<Database, 'db' | 'vectorArrayParameter' | 'vectorRowsPerStatement'>) {
+  constructor(private readonly database: Pick<Database, 'db' | 'reads' | 'vectorArrayParameter' | 'vectorRowsPerStatement'>) {
     this.db = database.db;
   }
 
@@ -174,7 +174,8 @@ export class DocumentsRepository {
 
   /** A page of documents, most recently updated first, and how many match the filter. */
   async list(filter: DocumentFilter, page: { limit: number; offset: number }): Promise<{ total: number; documents: DocumentRecord[] }> {
-    let query = this.db.selectFrom('documents');
+    // A list tolerates a replica's lag (docs/deployment.md).
+    let query = this.database.reads.db.selectFrom('documents');
     if (filter.namespace !== undefined) query = query.where('namespace', '=', filter.namespace);
     if (filter.folder !== undefined) query = query.where('folder', '=', filter.folder);
     if (filter.q !== undefined) {
