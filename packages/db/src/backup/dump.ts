@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import type { Writable } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { sql } from 'kysely';
 import { readBackupTables, readEmbeddingSettings, readMigrations, type BackupTable } from './catalog.ts';
@@ -26,6 +26,8 @@ export interface WriteBackupOptions {
   onProgress?(progress: BackupProgress): void;
   /** gzip level (default 1: the rows are mostly numbers, and higher levels cost far more time than they save space). */
   level?: number;
+  /** Write the lines uncompressed (a move hands them straight to a restore). */
+  uncompressed?: boolean;
 }
 
 async function countRows(trx: AnyKysely, tables: BackupTable[]): Promise<number[]> {
@@ -42,7 +44,7 @@ async function countRows(trx: AnyKysely, tables: BackupTable[]): Promise<number[
  * destroyed then, so a reader of a stream sees it end before the file's end marker.
  */
 export async function writeBackup(store: BackupStore, out: Writable | null, options: WriteBackupOptions = {}): Promise<BackupResult> {
-  const gzip = out ? createGzip({ level: options.level ?? 1 }) : null;
+  const gzip = out ? (options.uncompressed ? new PassThrough() : createGzip({ level: options.level ?? 1 })) : null;
   const delivered = gzip && out ? pipeline(gzip, out) : Promise.resolve();
   // A failure on the way out surfaces in the loop below (the next wait), or at the end.
   delivered.catch(() => undefined);
