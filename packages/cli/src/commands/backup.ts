@@ -4,6 +4,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { backupStoreOf, checkBackupEmbedding, createEmbedder } from '@kb/core';
@@ -139,7 +140,7 @@ async function backupFromServer(url: string, key: string, file: string, out: Out
   const tables = await writeFileAtomically(file, async (partial) => {
     let bytes = 0;
     let last = Date.now();
-    const counted = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+    const counted = Readable.fromWeb(body as WebReadableStream<Uint8Array>);
     counted.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (Date.now() - last >= 2000) {

@@ -7,8 +7,8 @@ import type { BackupTable } from './catalog.ts';
 
 /**
  * Where a backup is read from or a restore written to: a PostgreSQL database by its URL (read and
- * written on a connection of its own, through COPY), or an open embedded store (through its one
- * connection).
+ * written on a connection of its own, through COPY), or an open store (the embedded store, through
+ * its one connection; any open Database works this way, by statements instead of COPY).
  */
 export type BackupStore = { kind: 'postgres'; databaseUrl: string } | { kind: 'embedded'; database: Database };
 
@@ -53,9 +53,13 @@ const columnList = (table: BackupTable) => table.columns.map(quote).join(', ');
  */
 export async function withStoreSession<T>(store: BackupStore, mode: 'read' | 'write', fn: (session: StoreSession) => Promise<T>): Promise<T> {
   if (store.kind === 'embedded') {
-    return store.database.transaction(async (trx) => {
+    const { database } = store;
+    // An open PostgreSQL store reached this way (tests) reads from one snapshot too.
+    let begin = database.db.transaction();
+    if (mode === 'read' && database.shared) begin = begin.setIsolationLevel('repeatable read');
+    return begin.execute(async (trx) => {
       await fixOutputSettings(trx);
-      return fn(embeddedSession(trx));
+      return fn(embeddedSession(trx, database.shared ? 'postgres' : 'embedded'));
     });
   }
   const client = new pg.Client({ connectionString: store.databaseUrl });
@@ -119,10 +123,10 @@ function postgresSession(trx: AnyKysely, client: pg.Client): StoreSession {
 const EMBEDDED_ROWS_PER_STATEMENT = 200;
 const EMBEDDED_BYTES_PER_STATEMENT = 2 * 2 ** 20;
 
-function embeddedSession(trx: AnyKysely): StoreSession {
+function embeddedSession(trx: AnyKysely, kind: StoreSession['kind']): StoreSession {
   let cursors = 0;
   return {
-    kind: 'embedded',
+    kind,
     trx,
     async *copyOut(table) {
       // A cursor reads the table in pieces, in the transaction's snapshot; each value as its type prints it.
