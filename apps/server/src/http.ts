@@ -11,6 +11,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createAdminRoutes } from './admin-route.ts';
 import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
+import { handleBackupRoute } from './backup-route.ts';
 import { handleChatRoute } from './chat-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
@@ -298,6 +299,15 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       path: CHAT_PATH,
       body: 'json',
       handle: ({ req, res }) => handleChatRoute(res, createContext(services, req), req.body),
+    },
+    {
+      // The whole store as a backup file, streamed (see backup-route.ts): admin only.
+      methods: ['GET'],
+      path: `${API_BASE_PATH}/admin/backup`,
+      query: [],
+      body: 'none',
+      auth: 'admin',
+      handle: ({ req, res, context }) => handleBackupRoute(res, services, context!, req.method === 'HEAD'),
     },
     {
       // Query parameters are held to those the operation declares before the adapter reads them.
