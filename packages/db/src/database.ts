@@ -173,8 +173,12 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
           .map(([name, value]) => `-c ${name}=${value}`)
           .join(' '),
       });
-      // An idle client's error (database restarted) must not crash the process.
+      // A connection's error (the database restarted, or ended the session) must not crash the
+      // process: the pool reports idle clients' errors, and every client gets a listener of its
+      // own for the time it is checked out (in a transaction, between statements). The statement
+      // in flight fails on its own, and the pool drops the broken client when it comes back.
       pool.on('error', () => undefined);
+      pool.on('connect', (client) => client.on('error', () => undefined));
       return pool;
     };
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: newPool(poolSize, VECTOR_SEARCH_SETTINGS) }) });
