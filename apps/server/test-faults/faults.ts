@@ -37,10 +37,15 @@ interface Proc {
   log: string;
 }
 
-async function startProcess(name: string, entry: string, env: Record<string, string>, logDir: string): Promise<Proc> {
+/**
+ * A server or worker as production runs it: the compiled code (`pnpm build` first; the test:faults
+ * script does). FAULTS_SOURCE=1 runs the TypeScript sources through tsx instead.
+ */
+async function startProcess(name: string, entry: 'main' | 'worker-main', env: Record<string, string>, logDir: string): Promise<Proc> {
   const log = join(logDir, `${name}.log`);
   const file = await open(log, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const args = process.env.FAULTS_SOURCE === '1' ? ['--import', 'tsx', `apps/server/src/${entry}.ts`] : ['--conditions=production', `apps/server/dist/${entry}.js`];
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', file.fd, file.fd],
@@ -83,8 +88,10 @@ interface Outcome {
   /** HTTP status, or 'connection' (refused, reset) or 'timeout'. */
   status: number | 'connection' | 'timeout';
   message?: string;
-  /** A stream that ended with an error event (status 200). */
+  /** A stream that ended with an error event (status 200), or was cut. */
   streamError?: string;
+  /** When the stream ended. */
+  ended?: number;
 }
 const outcomes: Outcome[] = [];
 
@@ -168,12 +175,12 @@ async function main(): Promise<number> {
     const servers = [`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`];
     const serverProcs: Proc[] = [];
     const startServer = async (i: number, generation: number) => {
-      const proc = await startProcess(`server-${'AB'[i]}-${generation}`, 'apps/server/src/main.ts', { ...env, PORT: String([portA, portB][i]) }, root);
+      const proc = await startProcess(`server-${'AB'[i]}-${generation}`, 'main', { ...env, PORT: String([portA, portB][i]) }, root);
       procs.push(proc);
       serverProcs[i] = proc;
       return proc;
     };
-    let worker = await startProcess('worker-1', 'apps/server/src/worker-main.ts', env, root);
+    let worker = await startProcess('worker-1', 'worker-main', env, root);
     procs.push(worker);
     // The first server migrates the store; the second starts once it has.
     await startServer(0, 1);
@@ -245,6 +252,7 @@ async function main(): Promise<number> {
         outcome.streamError = `stream cut: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`;
       }
       if (!record.done && !record.cut) record.cut = true;
+      outcome.ended = Date.now();
     };
 
     const ingest = async (server: number) => {
@@ -321,7 +329,7 @@ async function main(): Promise<number> {
     await kill(worker, 'SIGKILL');
     say('worker SIGKILLed in the middle of the OPS import');
     await sleep(2_000);
-    worker = await startProcess('worker-2', 'apps/server/src/worker-main.ts', env, root);
+    worker = await startProcess('worker-2', 'worker-main', env, root);
     procs.push(worker);
     windows.push({ fault: 'worker killed', from: t, to: Date.now() });
 
@@ -467,7 +475,7 @@ async function main(): Promise<number> {
     }
 
     // What clients saw: 2xx, 503 during an outage, refused connections from a killed server.
-    const within = (o: Outcome, grace = 15_000) => windows.some((w) => o.t >= w.from - 1_000 && o.t <= w.to + grace && (w.server === undefined || w.server === o.server));
+    const within = (o: Outcome, t = o.t, grace = 15_000) => windows.some((w) => t >= w.from - 1_000 && t <= w.to + grace && (w.server === undefined || w.server === o.server));
     const kinds = new Map<string, number>();
     for (const o of outcomes) {
       const kind = typeof o.status === 'number' ? (o.streamError ? `${o.status} + stream error` : String(o.status)) : o.status;
@@ -477,7 +485,7 @@ async function main(): Promise<number> {
       if (o.status === 'timeout') check(false, `${o.op} on server ${'AB'[o.server]} got no answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
       if (o.status === 'connection') check(windows.some((w) => w.server === o.server && o.t >= w.from - 5_000 && o.t <= w.to), `${o.op}: connection error from a server that was not killed (${o.message})`);
       if (typeof o.status === 'number' && o.status >= 400 && o.status < 500) check(false, `${o.op}: unexpected ${o.status} ${o.message ?? ''}`);
-      if (o.streamError && !o.streamError.startsWith('stream cut')) check(within(o), `a stream failed outside any outage: ${o.streamError}`);
+      if (o.streamError && !o.streamError.startsWith('stream cut')) check(within(o, o.ended), `a stream failed outside any outage: ${o.streamError}`);
       if (o.streamError?.startsWith('stream cut')) check(o.server === 1 && windows.some((w) => w.server === 1 && o.t <= w.to), `a stream was cut by a server that was not killed`);
     }
 
@@ -549,7 +557,8 @@ async function recovery(servers: string[], auth: Record<string, string>): Promis
 }
 
 async function runCli(args: string[], env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', ...args], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env } });
+  const cli = process.env.FAULTS_SOURCE === '1' ? ['--import', 'tsx', 'packages/cli/src/main.ts'] : ['--conditions=production', 'packages/cli/dist/main.js'];
+  const child = spawn(process.execPath, [...cli, ...args], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env } });
   let out = '';
   let err = '';
   child.stdout.on('data', (c) => (out += c));

@@ -108,6 +108,7 @@ export class RedisServer {
     const deadline = Date.now() + 15_000;
     for (;;) {
       const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => undefined); // not up yet: connect() rejects
       try {
         await client.connect();
         await client.ping();

@@ -67,6 +67,8 @@ const storageSchema = z.object({
   KB_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.kb-data')),
   KB_DB_POOL_SIZE: positiveInt(10, 200),
   KB_EMBEDDED_CACHE_MB: positiveInt(EMBEDDED_CACHE_MB_DEFAULT, 16_384),
+  // Writes to the embedded store are refused (503) while its disk has less free space; 0 turns the check off.
+  KB_EMBEDDED_MIN_FREE_MB: wholeNumber(64, 0, 1_048_576),
 });
 
 const redisSchema = z.object({
@@ -223,7 +225,7 @@ export interface Config {
   server: { port: number; host: string; logLevel: string; production: boolean; trustProxy: boolean };
   storage:
     | { kind: 'postgres'; databaseUrl: string; poolSize: number }
-    | { kind: 'pglite'; dataDir: string; cacheMb: number };
+    | { kind: 'pglite'; dataDir: string; cacheMb: number; minFreeMb: number };
   redis: { url: string } | null;
   embedding: { voyageApiKey?: string; voyageBaseUrl?: string; model: string; dimension?: number };
   llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string; maxTokens: number };
@@ -306,7 +308,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
     },
     storage: storage.DATABASE_URL
       ? { kind: 'postgres', databaseUrl: storage.DATABASE_URL, poolSize: storage.KB_DB_POOL_SIZE }
-      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR, cacheMb: storage.KB_EMBEDDED_CACHE_MB },
+      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR, cacheMb: storage.KB_EMBEDDED_CACHE_MB, minFreeMb: storage.KB_EMBEDDED_MIN_FREE_MB },
     redis: redis.REDIS_URL ? { url: redis.REDIS_URL } : null,
     embedding: {
       voyageApiKey: embedding.VOYAGE_API_KEY,

@@ -8,6 +8,7 @@ import { PGliteDialect } from './pglite-dialect.ts';
 import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { EmbeddedVacuum } from './embedded-vacuum.ts';
+import { FreeSpaceGuard } from './free-space.ts';
 import { acquireStoreLock, type StoreLock } from './store-lock.ts';
 import { ensureVectorIndex, vectorDistance } from './vector-index.ts';
 import { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';
@@ -20,6 +21,8 @@ export type StorageOptions =
       dataDir: string;
       /** PostgreSQL's shared_buffers in MB: the embedded database's page cache, most of its memory. */
       cacheMb?: number;
+      /** Writes are refused (StoreFullError) while the data directory's disk has less free space. */
+      minFreeMb?: number;
     }
   /** An in-memory embedded store (tests, dry runs). */
   | { kind: 'pglite-memory' }
@@ -195,7 +198,9 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   let queryable: EmbeddedQueryable;
   let pglite: PGlite | undefined;
   let description: string;
+  let guard: FreeSpaceGuard | undefined;
   if (storage.kind === 'pglite') {
+    if (storage.minFreeMb) guard = new FreeSpaceGuard(storage.dataDir, storage.minFreeMb * 1024 * 1024);
     lock = acquireStoreLock(storage.dataDir);
     try {
       queryable = await PGliteThread.open(storage.dataDir, storage.cacheMb);
@@ -214,7 +219,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   for (const [name, value] of Object.entries(VECTOR_SEARCH_SETTINGS)) {
     await queryable.query('select set_config($1, $2, false)', [name, value]);
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable, guard && (() => guard.checkWrite())) });
   const vacuum = new EmbeddedVacuum(db, undefined, options.embeddedVacuumIntervalMs);
   const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await vacuum.stop();

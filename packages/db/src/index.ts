@@ -6,6 +6,7 @@ export type { FaqCacheSource } from './tables/faq-cache.ts';
 export { acquireStoreLock, liveLockOwner, readLockOwner, StoreLockedError } from './store-lock.ts';
 export type { LockOwner, StoreLock } from './store-lock.ts';
 export { isUniqueViolation, storeFailureOf } from './errors.ts';
+export { FreeSpaceGuard, isWriteStatement, StoreFullError } from './free-space.ts';
 export type { StoreFailure } from './errors.ts';
 export { DEFERRED_INDEX_MIN_CHUNKS } from './bulk-load.ts';
 export type { BulkLoad } from './bulk-load.ts';
