@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
+import { isAppError, SERVICE_VERSION, unavailableError, type Logger } from '@kb/core';
 import { readFromPrimary } from '@kb/db';
 import { adminDir as builtAdminDir } from '@kb/admin';
 import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
@@ -130,6 +130,9 @@ function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, re
   const log = ctx?.log ?? (req as KbRequest | undefined)?.[requestMeta]?.log ?? fallback;
   if (error.code === 'INTERNAL_SERVER_ERROR') {
     log.error({ err: error.cause ?? error }, 'request failed');
+  } else if (error.code === 'SERVICE_UNAVAILABLE') {
+    // The database or Redis out of reach: worth a line in the log, with its cause.
+    log.warn({ err: error.cause ?? error, message: error.message }, 'request refused: service unavailable');
   } else {
     log.debug({ code: error.code, message: error.message }, 'request refused');
   }
@@ -364,7 +367,11 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res).catch((failure: unknown) => {
+      // The database or Redis out of reach (or the disk full) is a 503 saying so, not a fault.
+      const unavailable = unavailableError(failure);
+      if (unavailable) log.warn({ err: failure }, unavailable.message);
+      const error = unavailable ?? failure;
       if (isAppError(error)) {
         if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
         sendError(res, error.code, error.message, error.headers);

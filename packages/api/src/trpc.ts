@@ -10,6 +10,7 @@ import {
   SESSION_PRINCIPAL,
   type AuthenticatedKey,
   type Principal,
+  unavailableError,
 } from '@kb/core';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
@@ -114,6 +115,8 @@ const mapErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     if (result.error.code === 'BAD_REQUEST' && cause instanceof ZodError) return { ...result, error: invalidInput(cause) };
     if (isAppError(cause)) return { ...result, error: toTRPCError(cause) };
+    const unavailable = unavailableError(cause);
+    if (unavailable) return { ...result, error: toTRPCError(unavailable) };
     if (cause instanceof RateLimiterUnavailableError) {
       return {
         ...result,

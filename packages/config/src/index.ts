@@ -89,6 +89,8 @@ const storageSchema = z.object({
       }),
   ),
   KB_REPLICA_MAX_LAG_MS: wholeNumber(10_000, 100, 3_600_000),
+  // Writes to the embedded store are refused (503) while its disk has less free space; 0 turns the check off.
+  KB_EMBEDDED_MIN_FREE_MB: wholeNumber(64, 0, 1_048_576),
 }).superRefine((value, ctx) => {
   if (value.DATABASE_REPLICA_URLS.length > 0 && value.DATABASE_URL === undefined) {
     ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: 'needs DATABASE_URL (replicas follow a PostgreSQL primary)' });
@@ -259,7 +261,7 @@ export interface Config {
         replicaUrls: string[];
         replicaMaxLagMs: number;
       }
-    | { kind: 'pglite'; dataDir: string; cacheMb: number };
+    | { kind: 'pglite'; dataDir: string; cacheMb: number; minFreeMb: number };
   redis: { url: string } | null;
   embedding: { voyageApiKey?: string; voyageBaseUrl?: string; model: string; dimension?: number };
   llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string; maxTokens: number };
@@ -348,7 +350,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
           replicaUrls: storage.DATABASE_REPLICA_URLS,
           replicaMaxLagMs: storage.KB_REPLICA_MAX_LAG_MS,
         }
-      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR, cacheMb: storage.KB_EMBEDDED_CACHE_MB },
+      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR, cacheMb: storage.KB_EMBEDDED_CACHE_MB, minFreeMb: storage.KB_EMBEDDED_MIN_FREE_MB },
     redis: redis.REDIS_URL ? { url: redis.REDIS_URL } : null,
     embedding: {
       voyageApiKey: embedding.VOYAGE_API_KEY,

@@ -1,4 +1,4 @@
-export { APP_ERROR_STATUS, AppError, isAppError } from './errors.ts';
+export { APP_ERROR_STATUS, AppError, isAppError, unavailableError } from './errors.ts';
 export type { AppErrorCode, AppErrorOptions } from './errors.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
 export type { Logger } from './logger.ts';

@@ -51,7 +51,7 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
         ? { kind: 'pglite-memory' }
         : storage.kind === 'postgres'
           ? { kind: 'postgres', databaseUrl: storage.databaseUrl, poolSize: options.poolSize ?? storage.poolSize, replicaUrls: storage.replicaUrls }
-          : { kind: 'pglite', dataDir: storage.dataDir, cacheMb: storage.cacheMb },
+          : { kind: 'pglite', dataDir: storage.dataDir, cacheMb: storage.cacheMb, minFreeMb: storage.minFreeMb },
       {
         embeddingDimension: embedder.dimension,
         replicas: {

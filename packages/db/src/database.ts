@@ -9,6 +9,7 @@ import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { EmbeddedVacuum } from './embedded-vacuum.ts';
 import { ReplicaSet, type ReplicaOptions, type ReplicaStatus, type ServerPools } from './replicas.ts';
+import { FreeSpaceGuard } from './free-space.ts';
 import { acquireStoreLock, type StoreLock } from './store-lock.ts';
 import { ensureVectorIndex, vectorDistance } from './vector-index.ts';
 import { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';
@@ -27,6 +28,8 @@ export type StorageOptions =
       dataDir: string;
       /** PostgreSQL's shared_buffers in MB: the embedded database's page cache, most of its memory. */
       cacheMb?: number;
+      /** Writes are refused (StoreFullError) while the data directory's disk has less free space. */
+      minFreeMb?: number;
     }
   /** An in-memory embedded store (tests, dry runs). */
   | { kind: 'pglite-memory' }
@@ -200,8 +203,12 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
         // A replica that does not answer is passed over quickly for the next one.
         ...(replica ? { connectionTimeoutMillis: 3_000 } : {}),
       });
-      // An idle client's error (database restarted) must not crash the process.
+      // A connection's error (the database restarted, or ended the session) must not crash the
+      // process: the pool reports idle clients' errors, and every client gets a listener of its
+      // own for the time it is checked out (in a transaction, between statements). The statement
+      // in flight fails on its own, and the pool drops the broken client when it comes back.
       pool.on('error', () => undefined);
+      pool.on('connect', (client) => client.on('error', () => undefined));
       return pool;
     };
     // Nearest-neighbour queries (withVectorSearch) use connections that start with sequential scans off.
@@ -235,7 +242,9 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   let queryable: EmbeddedQueryable;
   let pglite: PGlite | undefined;
   let description: string;
+  let guard: FreeSpaceGuard | undefined;
   if (storage.kind === 'pglite') {
+    if (storage.minFreeMb) guard = new FreeSpaceGuard(storage.dataDir, storage.minFreeMb * 1024 * 1024);
     lock = acquireStoreLock(storage.dataDir);
     try {
       queryable = await PGliteThread.open(storage.dataDir, storage.cacheMb);
@@ -254,7 +263,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   for (const [name, value] of Object.entries(VECTOR_SEARCH_SETTINGS)) {
     await queryable.query('select set_config($1, $2, false)', [name, value]);
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable, guard && (() => guard.checkWrite())) });
   const vacuum = new EmbeddedVacuum(db, undefined, options.embeddedVacuumIntervalMs);
   const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await vacuum.stop();

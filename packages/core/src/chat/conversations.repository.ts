@@ -68,10 +68,14 @@ export class ConversationsRepository {
   /**
    * Starts a turn: creates the conversation when `conversationId` is absent, takes the next turn
    * number under the conversation row's lock (so concurrent requests get distinct, ordered
-   * turns), records the turn's language and namespaces, and stores the user's message.
+   * turns), records the turn's language and namespaces, and stores the user's message with its
+   * answer `answerId` as an empty answer marked interrupted. The turn is whole from the start: a
+   * process that dies before the answer ends (killed, the database gone) leaves an answer marked
+   * interrupted, never a question without one nor a cut answer passing for complete.
    */
   async beginTurn(input: {
     conversationId?: string;
+    answerId: string;
     apiKeyId: string | null;
     language: string;
     namespaces: readonly string[];
@@ -106,27 +110,26 @@ export class ConversationsRepository {
       }
       await trx
         .insertInto('messages')
-        .values({ conversation_id: conversationId, role: 'user', content: input.message, sources: json([]), turn })
+        .values([
+          { conversation_id: conversationId, role: 'user', content: input.message, sources: json([]), turn },
+          { id: input.answerId, conversation_id: conversationId, role: 'assistant', content: '', sources: json([]), turn, interrupted: true },
+        ])
         .execute();
       return { conversationId, turn };
     });
   }
 
-  /** The assistant's message of a turn: the answer, its sources, and whether it was cut short. */
-  async storeAnswer(input: { id?: string; conversationId: string; turn: number; content: string; sources: readonly StoredSource[]; interrupted: boolean }): Promise<void> {
-    await this.db
-      .insertInto('messages')
-      .values({
-        ...(input.id !== undefined ? { id: input.id } : {}),
-        conversation_id: input.conversationId,
-        role: 'assistant',
-        content: input.content,
-        sources: json(input.sources),
-        turn: input.turn,
-        interrupted: input.interrupted,
-      })
-      .execute();
-    await this.db.updateTable('conversations').set({ updated_at: new Date() }).where('id', '=', input.conversationId).execute();
+  /** The answer of a turn begun with `answerId`: its text, its sources, and whether it was cut short. */
+  async storeAnswer(input: { id: string; conversationId: string; content: string; sources: readonly StoredSource[]; interrupted: boolean }): Promise<void> {
+    await this.database.transaction(async (trx) => {
+      await trx
+        .updateTable('messages')
+        .set({ content: input.content, sources: json(input.sources), interrupted: input.interrupted })
+        .where('id', '=', input.id)
+        .where('conversation_id', '=', input.conversationId)
+        .execute();
+      await trx.updateTable('conversations').set({ updated_at: new Date() }).where('id', '=', input.conversationId).execute();
+    });
   }
 
   /** Every message of a conversation, in order (each turn's question before its answer). */
@@ -145,6 +148,7 @@ export class ConversationsRepository {
     const rows = await this.messagesQuery()
       .where('conversation_id', '=', conversationId)
       .where('turn', '<', beforeTurn)
+      .where((eb) => eb.or([eb('role', '=', 'user'), eb('content', '!=', '')]))
       .orderBy('turn', 'desc')
       .orderBy('role', 'asc')
       .limit(limit)
