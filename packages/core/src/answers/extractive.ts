@@ -161,6 +161,7 @@ function cleanInline(text: string, definitions: LinkDefinitions = new Map()): st
   };
   const prose = guarded
     .replace(/\{\{[<%].*?[>%]\}\}/g, '')
+    .replace(/&nbsp;/g, ' ')
     // [text](destination), [text][label], [text][] and [text]: web links stay links, others their text.
     .replace(/(!?)\[([^\]]*)\](?:\(([^)\s]*)(?:\s+"[^"]*")?\)|\[([^\]]*)\])?/g, (_m, _bang: string, label: string, inline?: string, ref?: string) => {
       const url = inline !== undefined ? (/^https?:\/\//i.test(inline) ? inline : undefined) : web(ref ? ref : label);
@@ -402,14 +403,16 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     const next = siblings[siblings.indexOf(unit) + 1];
     return !next || next.kind === 'sentence';
   };
-  const add = (unit: Unit) => {
+  /** `counted`: whether the unit's words count against the answer's budget (the rest of a list it completes does not). */
+  const add = (unit: Unit, counted = true) => {
     // The same sentence or block in two sections (an example repeated on a page) is quoted once.
     if (picked.has(unit) || quotedTexts.has(unit.text) || dangling(unit)) return false;
     quotedTexts.add(unit.text);
     picked.set(unit, { unit });
-    if (unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
+    if (counted && unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
     return true;
   };
+  const addContext = (unit: Unit) => add(unit, false);
   /** A unit with what it needs to be read: the block a sentence introduces, the sentence before or after. */
   const take = (unit: Unit, depth: number) => {
     if (!add(unit)) return;
@@ -420,14 +423,15 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     // A sentence introducing a block brings the block (a whole list, a table up to 8 rows).
     if (unit.intro && next && next.kind !== 'sentence') {
       const block = siblings.filter((u) => u.block === next.block);
-      if (next.kind === 'item' && block.length <= WHOLE_LIST_UNITS) block.forEach(add);
-      else block.slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach(add);
+      if (next.kind === 'item' && block.length <= WHOLE_LIST_UNITS) block.forEach(addContext);
+      else block.slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach((u) => add(u));
     }
-    // A list is quoted whole (every step, in order, with the code inside them), when it is short enough.
+    // A list is quoted whole (every step, in order, with the code inside them), when it is short
+    // enough; the rest of the list does not use up the answer's budget for other units.
     if (unit.kind === 'item' || (unit.kind === 'code' && unit.indent !== undefined)) {
       const block = siblings.filter((u) => u.block === unit.block);
-      if (block.length <= WHOLE_LIST_UNITS) block.forEach(add);
-      else if (unit.kind === 'item') siblings.filter((u) => u.block === unit.block && u.kind === 'code' && u.order > unit.order && !block.some((b) => b.kind === 'item' && b.order > unit.order && b.order < u.order)).forEach(add);
+      if (block.length <= WHOLE_LIST_UNITS) block.forEach(addContext);
+      else if (unit.kind === 'item') siblings.filter((u) => u.block === unit.block && u.kind === 'code' && u.order > unit.order && !block.some((b) => b.kind === 'item' && b.order > unit.order && b.order < u.order)).forEach(addContext);
     }
     if (depth > 0) return;
     // A sentence leaning on the one before ("This creates...") brings it.
