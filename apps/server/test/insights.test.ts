@@ -71,6 +71,24 @@ describe.each(kinds)('GET /api/v1/insights/gaps (%s)', (kind) => {
     expect(listed).toContain('語'.repeat(500));
   });
 
+  it('lists a chat question whose answer found nothing first, and a follow-up with the question it stood for', async () => {
+    const chat = async (json: Record<string, unknown>) => {
+      const res = await service.api('/api/v1/chat', { method: 'POST', key: user.key, json: { stream: false, language: 'en', ...json } });
+      expect(res.status).toBe(200);
+      return res.json() as Promise<{ conversationId: string; sources: unknown[] }>;
+    };
+    const first = await chat({ message: 'How do I add a page to a menu?' });
+    expect(first.sources.length).toBeGreaterThan(0);
+    await chat({ message: 'And what about its front matter?', conversationId: first.conversationId });
+    const unanswered = await chat({ message: 'Zorglub frobnicator quux?' });
+    expect(unanswered.sources).toEqual([]);
+    const body = await json(await gaps('?kind=chat'));
+    expect(body.gaps[0]).toMatchObject({ query: 'Zorglub frobnicator quux?', foundNothing: 1 });
+    const followUp = body.gaps.find((g: { query: string }) => g.query === 'And what about its front matter?');
+    expect(followUp.standalone).toMatch(/^And what about its front matter\? .*menu/i);
+    expect(body.gaps.find((g: { query: string }) => g.query === 'How do I add a page to a menu?')).toMatchObject({ foundNothing: 0, standalone: null });
+  });
+
   it('rejects bad parameters with 400 naming them', async () => {
     for (const [query, field] of [
       ['?kind=faq', 'kind'],

@@ -14,7 +14,7 @@ import { resolveNamespaces } from '../namespaces.ts';
 import { AppError, isAppError, unavailableError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import type { QueryLog } from '../insights/query-log.ts';
+import { normalizeQuery, type QueryLog } from '../insights/query-log.ts';
 import type { Answers } from '../answers/index.ts';
 import { sourcesOf, type HistoryMessage, type RetrievalMode, type Source } from '../answers/types.ts';
 import type { ConversationsRepository } from './conversations.repository.ts';
@@ -149,18 +149,30 @@ export class ChatService {
         { message: request.message, history: turn.history, namespaces: request.namespaces ?? null, mode: request.retrieval ?? 'standard' },
         signal,
       );
-      this.queryLog?.record({
-        kind: 'chat',
-        query: request.message,
-        namespaces: turn.askedIn,
-        bestScore: retrieval.bestSimilarity ?? null,
-        apiKeyId: turn.keyId,
-      });
+      // Recorded with what the answer found (nothing: it leads the knowledge gaps) and, for a
+      // follow-up, the question it stands for.
+      const record = (answered: boolean | null) =>
+        this.queryLog?.record({
+          kind: 'chat',
+          query: request.message,
+          namespaces: turn.askedIn,
+          bestScore: retrieval.bestSimilarity ?? null,
+          apiKeyId: turn.keyId,
+          answered,
+          standalone: normalizeQuery(retrieval.query) === normalizeQuery(request.message) ? null : retrieval.query,
+        });
       signal?.throwIfAborted();
-      const stream = await this.answers.answerer.answer(
-        { question: request.message, query: retrieval.query, language: turn.language, history: turn.history, passages: retrieval.passages },
-        signal,
-      );
+      let stream;
+      try {
+        stream = await this.answers.answerer.answer(
+          { question: request.message, query: retrieval.query, language: turn.language, history: turn.history, passages: retrieval.passages },
+          signal,
+        );
+      } catch (error) {
+        record(null);
+        throw error;
+      }
+      record(stream.passages.length > 0);
       sources = sourcesOf(stream.passages);
       metaSent = true;
       yield { type: 'meta', conversationId, messageId, sources };

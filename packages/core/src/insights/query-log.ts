@@ -38,6 +38,10 @@ export interface GapView {
   lastAskedAt: string;
   /** Thumbs-down votes on answers to it in the window. */
   thumbsDown: number;
+  /** Times its answer found nothing to draw on in the window. */
+  foundNothing: number;
+  /** As a follow-up, the question it stood for (completed from the conversation) when last asked. */
+  standalone: string | null;
 }
 
 /**
@@ -86,7 +90,17 @@ export class QueryLog {
   }
 
   /** Records a query (buffered: no I/O here). The key's id only, never the key. */
-  record(entry: { kind: 'search' | 'chat'; query: string; namespaces: readonly string[] | null; bestScore: number | null; apiKeyId: string | null }): void {
+  record(entry: {
+    kind: 'search' | 'chat';
+    query: string;
+    namespaces: readonly string[] | null;
+    bestScore: number | null;
+    apiKeyId: string | null;
+    /** Chat: whether the answer found anything to draw on. */
+    answered?: boolean | null;
+    /** A follow-up's standalone question, when it differs from `query`. */
+    standalone?: string | null;
+  }): void {
     if (!this.enabled) return;
     this.pending.push({
       kind: entry.kind,
@@ -96,6 +110,8 @@ export class QueryLog {
       bestScore: entry.bestScore,
       apiKeyId: entry.apiKeyId,
       at: this.now(),
+      answered: entry.answered ?? null,
+      standalone: entry.standalone ? truncateUnits(entry.standalone, MAX_LOGGED_QUERY_UNITS) : null,
     });
     if (this.pending.length > MAX_PENDING) {
       const dropped = this.pending.length - MAX_PENDING;
@@ -174,5 +190,7 @@ function toView(g: GapRecord): GapView {
     firstAskedAt: g.firstAskedAt.toISOString(),
     lastAskedAt: g.lastAskedAt.toISOString(),
     thumbsDown: g.thumbsDown,
+    foundNothing: g.foundNothing,
+    standalone: g.standalone,
   };
 }
