@@ -118,6 +118,8 @@ describe.runIf(chromiumAvailable())('keys and feedback in the console', { timeou
     // The key's own page: created, the key whole, the snippet to copy.
     await page.getByText('Key "docs assistant" created').waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/admin\/keys\/[0-9a-f-]{36}$/);
+    // The focus is on the key's heading: a keyboard or screen reader user starts there.
+    expect(await page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent)).toBe('H2 docs assistant');
     const snippet = await page.getByLabel('Embed snippet').inputValue();
     const match = /^<script src="(.+)\/widget\/v1\/kb-assistant\.js" data-key="(kb_pub_[A-Za-z0-9]{40})" defer><\/script>$/.exec(snippet);
     expect(match?.[1]).toBe(server.url);
