@@ -167,6 +167,20 @@ describe.runIf(chromiumAvailable())('keys and feedback in the console', { timeou
     // Its focus went back to the button that opened it.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('KB-ASSISTANT');
     expect(await page.getByRole('link', { name: 'Open the preview page' }).getAttribute('href')).toBe(`/?key=${publishableKey}`);
+
+    // The preview page it links to: the server's home page with the floating button and the shortcut.
+    const home = await context.newPage();
+    try {
+      await home.goto(`/?key=${publishableKey}`);
+      await home.getByRole('button', { name: 'Ask AI' }).waitFor();
+      await home.keyboard.press('Control+i');
+      const sheet = home.getByRole('dialog', { name: 'Ask the docs (preview)' });
+      await sheet.getByRole('textbox', { name: 'Your question' }).fill('How do I rotate a key?');
+      await sheet.getByRole('textbox', { name: 'Your question' }).press('Enter');
+      await expect.poll(() => sheet.getByRole('article', { name: 'Answer' }).first().textContent(), { timeout: 60_000 }).toContain('Rotating API keys');
+    } finally {
+      await home.close();
+    }
     await page.getByRole('button', { name: '← All keys' }).click();
   });
 
