@@ -2034,6 +2034,7 @@ export interface operations {
                 /** @example 1 */
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2088,7 +2089,8 @@ export interface operations {
                      *       ],
                      *       "total": 12,
                      *       "take": 1,
-                     *       "skip": 0
+                     *       "skip": 0,
+                     *       "nextCursor": "WyIyMDI2LTExLTI0VDEwOjAwOjAwLjAwMDAwMFoiLCIyYzhmMWE2ZS0wYjk0LTRkMzctYjVhMi1lOWYwYzFkOGEzNzYiXQ"
                      *     }
                      */
                     "application/json": {
@@ -2096,6 +2098,8 @@ export interface operations {
                         total: number;
                         take: number;
                         skip: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -2340,6 +2344,7 @@ export interface operations {
                 /** @example 20 */
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2378,7 +2383,8 @@ export interface operations {
                      *       ],
                      *       "total": 1,
                      *       "take": 20,
-                     *       "skip": 0
+                     *       "skip": 0,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
@@ -2386,6 +2392,8 @@ export interface operations {
                         total: number;
                         take: number;
                         skip: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -2608,6 +2616,7 @@ export interface operations {
                 /** @example 1 */
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2656,7 +2665,8 @@ export interface operations {
                      *       ],
                      *       "total": 3,
                      *       "take": 1,
-                     *       "skip": 0
+                     *       "skip": 0,
+                     *       "nextCursor": "WyIyMDI2LTExLTI0VDEwOjAxOjAwLjAwMDAwMFoiLCJlNmIwYzNmOS0xZDQ3LTRhMmUtOGM1Yi03ZjNhOWQyZTBjNjEiXQ"
                      *     }
                      */
                     "application/json": {
@@ -2664,6 +2674,8 @@ export interface operations {
                         total: number;
                         take: number;
                         skip: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };
