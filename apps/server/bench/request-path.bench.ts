@@ -195,7 +195,8 @@ if (values.store === 'postgres') {
     Array.from({ length: CONCURRENCY }, async () => {
       const c = new pg.Client({ connectionString: scratch.url });
       await c.connect();
-      await c.query(`set hnsw.ef_search = 100`);
+      // As the service's vector connections run (see Database.withVectorSearch): the index's plan.
+      await c.query(`set hnsw.ef_search = 100; set enable_seqscan = off`);
       return c;
     }),
   );
@@ -230,7 +231,7 @@ if (values.store === 'postgres') {
       group by c.id, c.content order by score desc limit ${TOP_K}`;
     const hybridSql = fusionSql(`websearch_to_tsquery('english', $2)`);
     const hybridAnySql = fusionSql(`replace(plainto_tsquery('english', $2)::text, '&', '|')::tsquery`);
-    await client.query('set hnsw.ef_search = 100');
+    await client.query('set hnsw.ef_search = 100; set enable_seqscan = off');
     const params = queryVectors.map((v) => toVectorBinary(v));
 
     // Warm both sides.
