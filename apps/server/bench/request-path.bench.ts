@@ -3,11 +3,15 @@
  * it). Each row prints the service's figure over HTTP, the limit's figure measured in the same
  * run on the same table, and their ratio:
  *
+ * - the HTTP floor: the same client's round trip to a route that does nothing (GET /healthz),
+ *   measured in the same rounds; every latency limit below is a raw statement plus the floor;
  * - semantic search p50: the HNSW query on the service's chunks table, as its index is defined
- *   (ef_search 100), from a plain pg client;
+ *   (ef_search 100), from a plain pg client, plus the floor;
  * - hybrid search p50: one SQL statement fusing full text (ts_rank_cd) and the HNSW ranking by
- *   reciprocal rank over the same table;
- * - 8 concurrent clients, semantic search: requests/s against the raw query from 8 connections;
+ *   reciprocal rank over the same table, plus the floor;
+ * - 8 concurrent clients, semantic search: requests/s against the combined limit of the raw
+ *   query from 8 connections and the floor from 8 clients, 1 / (1/raw + 1/floor) (on a shared
+ *   CPU their costs add);
  * - ingestion, 4 concurrent single-document POST /ingest/md: chunks/s against inserting the same
  *   rows server-side (INSERT ... SELECT) into a table of the same shape and indexes.
  *
@@ -100,6 +104,19 @@ async function throughput(workers: number, ms: number, fn: (worker: number, i: n
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
+/** GETs a route that does nothing: the HTTP floor. */
+function floor(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/healthz`, { method: 'GET', agent }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`healthz answered ${res.statusCode}`))));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** POSTs JSON; resolves with the status and body. */
 function post(url: string, key: string, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -178,7 +195,8 @@ if (values.store === 'postgres') {
     Array.from({ length: CONCURRENCY }, async () => {
       const c = new pg.Client({ connectionString: scratch.url });
       await c.connect();
-      await c.query(`set hnsw.ef_search = 100`);
+      // As the service's vector connections run (see Database.withVectorSearch): the index's plan.
+      await c.query(`set hnsw.ef_search = 100; set enable_seqscan = off`);
       return c;
     }),
   );
@@ -213,7 +231,7 @@ if (values.store === 'postgres') {
       group by c.id, c.content order by score desc limit ${TOP_K}`;
     const hybridSql = fusionSql(`websearch_to_tsquery('english', $2)`);
     const hybridAnySql = fusionSql(`replace(plainto_tsquery('english', $2)::text, '&', '|')::tsquery`);
-    await client.query('set hnsw.ef_search = 100');
+    await client.query('set hnsw.ef_search = 100; set enable_seqscan = off');
     const params = queryVectors.map((v) => toVectorBinary(v));
 
     // Warm both sides.
@@ -230,22 +248,27 @@ if (values.store === 'postgres') {
     const rawHybrid: number[] = [];
     const rawHybridAny: number[] = [];
     const httpHybrid: number[] = [];
+    const httpFloor: number[] = [];
     for (let round = 0; round < 4; round++) {
       const slice = queries.map((q, i) => i).filter((i) => i % 4 === round);
+      httpFloor.push(...(await timeEach(slice, () => floor(service.url))));
       rawSemantic.push(...(await timeEach(slice, (i) => client.query(semanticSql, [params[i]]))));
       httpSemantic.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'semantic'))));
       rawHybrid.push(...(await timeEach(slice, (i) => client.query(hybridSql, [params[i], queries[i]]))));
       rawHybridAny.push(...(await timeEach(slice, (i) => client.query(hybridAnySql, [params[i], queries[i]]))));
       httpHybrid.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'hybrid'))));
     }
-    report('semantic search p50', percentile(httpSemantic, 50), percentile(rawSemantic, 50), 'ms', '<= 1.5x');
-    report('hybrid search p50 (fusion of all terms)', percentile(httpHybrid, 50), percentile(rawHybrid, 50), 'ms', '<= 2x');
-    report('hybrid search p50 (fusion of any term)', percentile(httpHybrid, 50), percentile(rawHybridAny, 50), 'ms', '');
+    const floorP50 = percentile(httpFloor, 50);
+    console.log(`HTTP floor (GET /healthz, same client) p50 ${floorP50.toFixed(2)} ms`);
+    report('semantic search p50 (limit: raw + floor)', percentile(httpSemantic, 50), percentile(rawSemantic, 50) + floorP50, 'ms', '<= 1.3x');
+    report('hybrid search p50 (fusion of all terms + floor)', percentile(httpHybrid, 50), percentile(rawHybrid, 50) + floorP50, 'ms', '<= 2x');
+    report('hybrid search p50 (fusion of any term + floor)', percentile(httpHybrid, 50), percentile(rawHybridAny, 50) + floorP50, 'ms', '');
 
     const ms = seconds * 1000;
     const rawRate = await throughput(CONCURRENCY, ms, (w, i) => connections[w]!.query(semanticSql, [params[(w * 31 + i) % params.length]]));
+    const floorRate = await throughput(CONCURRENCY, ms, () => floor(service.url));
     const httpRate = await throughput(CONCURRENCY, ms, (w, i) => search(service, key, queries[(w * 31 + i) % queries.length]!, 'semantic'));
-    report(`semantic search, ${CONCURRENCY} concurrent clients`, httpRate, rawRate, 'req/s', '>= 0.6x');
+    report(`semantic search, ${CONCURRENCY} concurrent clients (limit: 1/(1/raw + 1/floor))`, httpRate, 1 / (1 / rawRate + 1 / floorRate), 'req/s', '>= 0.7x');
 
     // Ingestion: the corpus again into a new namespace, four single-document requests at a time.
     const before = Number((await client.query('select count(*) as n from chunks')).rows[0].n);

@@ -89,3 +89,10 @@ function codePoints(text: string, limit: number): number {
   }
   return count;
 }
+
+/** A keyset page's position in an admin list (see @kb/core's lists/keyset.ts). */
+export const cursorSchema = maxChars(z.string().min(1), 200).meta({
+  description: "Start after this position: the previous page's nextCursor (instead of offset; a deep page costs what the first does)",
+});
+
+export const nextCursorSchema = z.string().nullable().meta({ description: 'Pass as cursor to read the next page; null on the last page' });

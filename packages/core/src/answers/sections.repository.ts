@@ -31,7 +31,7 @@ export class SectionsRepository {
 
   private async chunkCount(): Promise<number> {
     if (!this.count || Date.now() - this.count.at > COUNT_TTL_MS) {
-      const total = await sql<{ n: string }>`select count(*) as n from chunks`.execute(this.db);
+      const total = await sql<{ n: string }>`select chunks as n from corpus_stats`.execute(this.db);
       this.count = { chunks: Number(total.rows[0]?.n ?? 0), at: Date.now() };
     }
     return this.count.chunks;
@@ -54,18 +54,21 @@ export class SectionsRepository {
 
   /**
    * How many chunks hold each word, as the full-text index analyses it (a word the index
-   * ignores, or splits into nothing, counts 0), and the number of chunks.
+   * ignores, or splits into nothing, counts 0; a word it splits counts as its least frequent
+   * part), and the number of chunks, both from the statistics the store keeps as chunks are
+   * written and removed.
    */
   async chunkFrequencies(words: readonly string[]): Promise<{ chunks: number; frequencies: Map<string, number> }> {
     const frequencies = new Map<string, number>();
     const chunks = await this.chunkCount();
     if (words.length === 0 || chunks === 0) return { chunks, frequencies };
     const rows = await sql<{ word: string; df: string }>`
-      select w.word, (
-        select count(*) from chunks where numnode(q.query) > 0 and search_tsv @@ q.query
-      ) as df
-      from unnest(${[...words]}::text[]) as w(word)
-      cross join lateral (select plainto_tsquery('english', w.word) as query) q`.execute(this.db);
+      select w.word, coalesce((
+        select min(coalesce(s.chunks, 0))
+        from unnest(tsvector_to_array(to_tsvector('english', w.word))) as l(lexeme)
+        left join term_stats s on s.term = l.lexeme
+      ), 0) as df
+      from unnest(${[...words]}::text[]) as w(word)`.execute(this.db);
     for (const row of rows.rows) frequencies.set(row.word, Number(row.df));
     return { chunks, frequencies };
   }

@@ -1,5 +1,6 @@
 import type { Database, DB, StoredSource } from '@kb/db';
 import { sql, type Kysely } from 'kysely';
+import { afterPosition, cursorPage, cursorTime, type KeysetPosition } from '../lists/keyset.ts';
 
 export interface ConversationRecord {
   id: string;
@@ -157,7 +158,10 @@ export class ConversationsRepository {
   }
 
   /** A page of conversations, newest first, with their messages in order, and how many match. */
-  async list(filter: ConversationFilter, page: { limit: number; offset: number }): Promise<{ total: number; conversations: Array<ConversationRecord & { messages: MessageRecord[] }> }> {
+  async list(
+    filter: ConversationFilter,
+    page: { limit: number; offset: number; after?: KeysetPosition },
+  ): Promise<{ total: number; conversations: Array<ConversationRecord & { messages: MessageRecord[] }>; nextCursor: string | null }> {
     // A list tolerates a replica's lag (docs/deployment.md).
     const reads = this.database.reads.db;
     let query = reads.selectFrom('conversations');
@@ -166,17 +170,19 @@ export class ConversationsRepository {
       const language = filter.language;
       query = query.where((eb) => eb.or([eb('language', '=', language), eb(sql`lower(language)`, 'like', `${language.toLowerCase().replace(/[\\%_]/g, '\\$&')}-%`)]));
     }
-    const [count, rows] = await Promise.all([
+    let rowsQuery = query.select(['id', 'api_key_id', 'language', 'sources', 'created_at', 'updated_at']).select(cursorTime('created_at').as('cursor_at'));
+    if (page.after) rowsQuery = rowsQuery.where(afterPosition('created_at', 'id', page.after, 'desc'));
+    const [count, read] = await Promise.all([
       query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      query
-        .select(['id', 'api_key_id', 'language', 'sources', 'created_at', 'updated_at'])
+      rowsQuery
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
-        .limit(page.limit)
+        .limit(page.limit + 1)
         .offset(page.offset)
         .execute(),
     ]);
-    const conversations = rows.map((row) => ({ ...toConversation(row), messages: [] as MessageRecord[] }));
+    const { rows, nextCursor } = cursorPage(read, page.limit, (row) => row.id);
+    const conversations = rows.map(({ cursor_at: _at, ...row }) => ({ ...toConversation(row), messages: [] as MessageRecord[] }));
     if (conversations.length > 0) {
       const messages = await this.messagesQuery(reads)
         .where('conversation_id', 'in', conversations.map((c) => c.id))
@@ -187,7 +193,7 @@ export class ConversationsRepository {
       const byId = new Map(conversations.map((c) => [c.id, c]));
       for (const row of messages) byId.get(row.conversation_id)?.messages.push(toMessage(row));
     }
-    return { total: Number(count.n), conversations };
+    return { total: Number(count.n), conversations, nextCursor };
   }
 
   private messagesQuery(executor: Kysely<DB> = this.db) {

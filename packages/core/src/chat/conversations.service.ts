@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import type { FeedbackRepository } from '../feedback/feedback.repository.ts';
 import { toFeedbackView, type FeedbackView } from '../feedback/feedback.service.ts';
 import { isUuid } from '../ids.ts';
+import { pagePosition } from '../lists/keyset.ts';
 import type { ConversationFilter, ConversationsRepository, MessageRecord } from './conversations.repository.ts';
 
 /** Most conversations one page lists; a larger `limit` is clamped to it (and reported as `take`). */
@@ -76,13 +77,13 @@ export class ConversationsService {
   }
 
   async list(
-    filter: ConversationFilter & { limit?: number; offset?: number },
-  ): Promise<{ conversations: ConversationView[]; total: number; take: number; skip: number }> {
+    filter: ConversationFilter & { limit?: number; offset?: number; cursor?: string },
+  ): Promise<{ conversations: ConversationView[]; total: number; take: number; skip: number; nextCursor: string | null }> {
     const take = Math.min(filter.limit ?? DEFAULT_CONVERSATIONS_PAGE, MAX_CONVERSATIONS_PAGE);
-    const skip = filter.offset ?? 0;
-    const { total, conversations } = await this.repository.list(
+    const { offset: skip, after } = pagePosition(filter);
+    const { total, conversations, nextCursor } = await this.repository.list(
       { ...(filter.namespace !== undefined ? { namespace: filter.namespace } : {}), ...(filter.language !== undefined ? { language: filter.language } : {}) },
-      { limit: take, offset: skip },
+      { limit: take, offset: skip, ...(after ? { after } : {}) },
     );
     return {
       conversations: conversations.map((c) => ({
@@ -96,6 +97,7 @@ export class ConversationsService {
       total,
       take,
       skip,
+      nextCursor,
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { Database } from '@kb/db';
 import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
+import { pagePosition } from '../lists/keyset.ts';
 import type { Logger } from '../logger.ts';
 import {
   DocumentsRepository,
@@ -64,18 +65,20 @@ export class DocumentsService {
     this.repository = new DocumentsRepository(database);
   }
 
-  async list(filter: DocumentFilter & { limit?: number; offset?: number }): Promise<{ documents: DocumentView[]; total: number; take: number; skip: number }> {
+  async list(
+    filter: DocumentFilter & { limit?: number; offset?: number; cursor?: string },
+  ): Promise<{ documents: DocumentView[]; total: number; take: number; skip: number; nextCursor: string | null }> {
     const take = Math.min(filter.limit ?? DEFAULT_DOCUMENTS_PAGE, MAX_DOCUMENTS_PAGE);
-    const skip = filter.offset ?? 0;
-    const { total, documents } = await this.repository.list(
+    const { offset: skip, after } = pagePosition(filter);
+    const { total, documents, nextCursor } = await this.repository.list(
       {
         ...(filter.namespace !== undefined ? { namespace: filter.namespace } : {}),
         ...(filter.q !== undefined ? { q: filter.q } : {}),
         ...(filter.folder !== undefined ? { folder: filter.folder } : {}),
       },
-      { limit: take, offset: skip },
+      { limit: take, offset: skip, ...(after ? { after } : {}) },
     );
-    return { documents: documents.map(toView), total, take, skip };
+    return { documents: documents.map(toView), total, take, skip, nextCursor };
   }
 
   async get(id: string): Promise<DocumentDetailView> {

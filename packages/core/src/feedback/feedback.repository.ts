@@ -1,5 +1,6 @@
 import type { DB, StoredSource } from '@kb/db';
 import { sql, type Kysely } from 'kysely';
+import { afterPosition, cursorPage, cursorTime, type KeysetPosition } from '../lists/keyset.ts';
 
 export type Rating = 'up' | 'down';
 
@@ -109,7 +110,10 @@ export class FeedbackRepository {
   }
 
   /** A page of votes, most recent first, with the question, the answer and the key. */
-  async list(filter: FeedbackFilter, page: { limit: number; offset: number }): Promise<{ total: number; entries: FeedbackEntry[] }> {
+  async list(
+    filter: FeedbackFilter,
+    page: { limit: number; offset: number; after?: KeysetPosition },
+  ): Promise<{ total: number; entries: FeedbackEntry[]; nextCursor: string | null }> {
     let query = this.reads
       .selectFrom('message_feedback as f')
       .innerJoin('messages as a', 'a.id', 'f.message_id')
@@ -120,10 +124,12 @@ export class FeedbackRepository {
     if (filter.namespace !== undefined) query = query.where(sql<boolean>`c.sources @> ${JSON.stringify([filter.namespace])}::jsonb`);
     if (filter.keyId !== undefined) query = query.where('f.api_key_id', '=', filter.keyId);
     if (filter.since !== undefined) query = query.where('f.updated_at', '>=', filter.since);
-    const [count, rows] = await Promise.all([
+    const paged = page.after ? query.where(afterPosition('f.updated_at', 'f.message_id', page.after, 'desc')) : query;
+    const [count, read] = await Promise.all([
       query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      query
+      paged
         .selectAll('f')
+        .select(cursorTime('f.updated_at').as('cursor_at'))
         .select((eb) => [
           'k.label as key_label',
           'a.content as answer',
@@ -141,12 +147,14 @@ export class FeedbackRepository {
         ])
         .orderBy('f.updated_at', 'desc')
         .orderBy('f.message_id', 'desc')
-        .limit(page.limit)
+        .limit(page.limit + 1)
         .offset(page.offset)
         .execute(),
     ]);
+    const { rows, nextCursor } = cursorPage(read, page.limit, (row) => row.message_id);
     return {
       total: Number(count.n),
+      nextCursor,
       entries: rows.map((row) => ({
         ...toRecord(row),
         keyLabel: row.key_label,

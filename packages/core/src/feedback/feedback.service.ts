@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
+import { pagePosition } from '../lists/keyset.ts';
 import { normalizeQuery } from '../insights/query-log.ts';
 import type { FeedbackEntry, FeedbackFilter, FeedbackRecord, FeedbackRepository, Rating } from './feedback.repository.ts';
 
@@ -80,13 +81,15 @@ export class FeedbackService {
     return toFeedbackView(record);
   }
 
-  async list(filter: FeedbackFilter & { limit?: number; offset?: number }): Promise<{ feedback: FeedbackEntryView[]; total: number; take: number; skip: number }> {
+  async list(
+    filter: FeedbackFilter & { limit?: number; offset?: number; cursor?: string },
+  ): Promise<{ feedback: FeedbackEntryView[]; total: number; take: number; skip: number; nextCursor: string | null }> {
     const take = Math.min(filter.limit ?? DEFAULT_FEEDBACK_PAGE, MAX_FEEDBACK_PAGE);
-    const skip = filter.offset ?? 0;
-    const { limit: _limit, offset: _offset, ...where } = filter;
+    const { offset: skip, after } = pagePosition(filter);
+    const { limit: _limit, offset: _offset, cursor: _cursor, ...where } = filter;
     // Key ids are UUIDs: another value names no key (and must never reach a uuid cast).
-    if (where.keyId !== undefined && !isUuid(where.keyId)) return { feedback: [], total: 0, take, skip };
-    const { total, entries } = await this.repository.list(where, { limit: take, offset: skip });
+    if (where.keyId !== undefined && !isUuid(where.keyId)) return { feedback: [], total: 0, take, skip, nextCursor: null };
+    const { total, entries, nextCursor } = await this.repository.list(where, { limit: take, offset: skip, ...(after ? { after } : {}) });
     return {
       feedback: entries.map((entry) => ({
         ...toFeedbackView(entry),
@@ -102,6 +105,7 @@ export class FeedbackService {
       total,
       take,
       skip,
+      nextCursor,
     };
   }
 }

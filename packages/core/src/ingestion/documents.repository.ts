@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, DB } from '@kb/db';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { afterPosition, cursorPage, cursorTime, type KeysetPosition } from '../lists/keyset.ts';
 import { documentLockKey } from './content-hash.ts';
 
 export interface StoredChild {
@@ -172,8 +173,14 @@ export class DocumentsRepository {
     }
   }
 
-  /** A page of documents, most recently updated first, and how many match the filter. */
-  async list(filter: DocumentFilter, page: { limit: number; offset: number }): Promise<{ total: number; documents: DocumentRecord[] }> {
+  /**
+   * A page of documents, most recently updated first, and how many match the filter; after a
+   * keyset position when given (see lists/keyset.ts), with the cursor after the page.
+   */
+  async list(
+    filter: DocumentFilter,
+    page: { limit: number; offset: number; after?: KeysetPosition },
+  ): Promise<{ total: number; documents: DocumentRecord[]; nextCursor: string | null }> {
     // A list tolerates a replica's lag (docs/deployment.md).
     let query = this.database.reads.db.selectFrom('documents');
     if (filter.namespace !== undefined) query = query.where('namespace', '=', filter.namespace);
@@ -182,11 +189,14 @@ export class DocumentsRepository {
       const pattern = containsPattern(filter.q);
       query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
     }
+    let rowsQuery = query.select(RECORD_COLUMNS).select(cursorTime('updated_at').as('cursor_at'));
+    if (page.after) rowsQuery = rowsQuery.where(afterPosition('updated_at', 'id', page.after, 'asc'));
     const [count, rows] = await Promise.all([
       query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query.select(RECORD_COLUMNS).orderBy('updated_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+      rowsQuery.orderBy('updated_at', 'desc').orderBy('id').limit(page.limit + 1).offset(page.offset).execute(),
     ]);
-    return { total: Number(count.n), documents: rows.map(toRecord) };
+    const { rows: listed, nextCursor } = cursorPage(rows, page.limit, (row) => row.id);
+    return { total: Number(count.n), documents: listed.map(toRecord), nextCursor };
   }
 
   /**

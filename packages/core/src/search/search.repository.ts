@@ -22,7 +22,7 @@ export interface ScoredHit extends ChunkHit {
   tokenCount: number;
 }
 
-/** Collection statistics of the lexical ranking, refreshed every few seconds. */
+/** Collection statistics of the lexical ranking, read every few seconds. */
 export interface CorpusStats {
   /** Chunks in the store. */
   n: number;
@@ -188,21 +188,26 @@ export class SearchRepository {
 
   private stats: (CorpusStats & { at: number }) | undefined;
 
-  /** Chunk and document counts and the mean chunk length for BM25, refreshed every few seconds. */
+  /**
+   * Chunk and document counts and the mean chunk length for BM25: one row the store keeps as
+   * chunks are written and removed (see the corpus_stats migration), read again every few seconds.
+   */
   async corpusStats(): Promise<CorpusStats> {
     if (!this.stats || Date.now() - this.stats.at > STATS_TTL_MS) {
       const row = (
-        await sql<{ n: string; documents: string; avgdl: number | null }>`
-          select count(*) as n, count(distinct document_id) as documents, avg(token_count)::float8 as avgdl
-          from chunks`.execute(this.db)
-      ).rows[0]!;
-      this.stats = { n: Number(row.n), documents: Number(row.documents), avgdl: Number(row.avgdl ?? 1) || 1, at: Date.now() };
+        await sql<{ chunks: string; documents: string; tokens: string }>`
+          select chunks, documents, tokens from corpus_stats`.execute(this.db)
+      ).rows[0];
+      const n = Number(row?.chunks ?? 0);
+      const avgdl = n > 0 ? Number(row!.tokens) / n : 1;
+      this.stats = { n, documents: Number(row?.documents ?? 0), avgdl: avgdl || 1, at: Date.now() };
     }
     return this.stats;
   }
 
   /**
-   * The chunk frequencies of the query's terms as the full-text index analyses the query, and of
+   * The chunk frequencies of the query's terms as the full-text index analyses the query (kept
+   * in term_stats as chunks are written and removed), and of
    * each of `words` analysed on its own (a word the index ignores, one of its stop words, is left
    * out; a word it splits counts as its least frequent part): the CTEs `words` and `frequencies`
    * (term, df, in_query) of a statement.
@@ -218,7 +223,7 @@ export class SearchRepository {
       ),
       frequencies as materialized (
         select t.term,
-               (select count(*) from chunks where search_tsv @@ ${lexemeQuery(sql`t.term`)})::int as df,
+               coalesce((select s.chunks from term_stats s where s.term = t.term), 0)::int as df,
                t.term in (select term from query_terms) as in_query
         from (select term from query_terms union select unnest(lexemes) from words) t
       )`;

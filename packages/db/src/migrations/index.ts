@@ -9,6 +9,7 @@ import { queryLogMigration } from './20261125T0100_query_log.ts';
 import { keyKindsAndFeedbackMigration } from './20261127T0900_key_kinds_and_feedback.ts';
 import { longTextKeysMigration } from './20261127T1000_long_text_keys.ts';
 import { queryLogAnswersMigration } from './20261127T1100_query_log_answers.ts';
+import { corpusStatisticsMigration } from './20261127T1200_corpus_statistics.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -32,6 +33,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261127T0900_key_kinds_and_feedback': keyKindsAndFeedbackMigration,
         '20261127T1000_long_text_keys': longTextKeysMigration,
         '20261127T1100_query_log_answers': queryLogAnswersMigration,
+        '20261127T1200_corpus_statistics': corpusStatisticsMigration,
       };
     },
   };

@@ -2038,6 +2038,7 @@ export interface operations {
                 /** @example 1 */
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2092,7 +2093,8 @@ export interface operations {
                      *       ],
                      *       "total": 12,
                      *       "take": 1,
-                     *       "skip": 0
+                     *       "skip": 0,
+                     *       "nextCursor": "WyIyMDI2LTExLTI0VDEwOjAwOjAwLjAwMDAwMFoiLCIyYzhmMWE2ZS0wYjk0LTRkMzctYjVhMi1lOWYwYzFkOGEzNzYiXQ"
                      *     }
                      */
                     "application/json": {
@@ -2100,6 +2102,8 @@ export interface operations {
                         total: number;
                         take: number;
                         skip: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -2344,6 +2348,7 @@ export interface operations {
                 /** @example 20 */
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2382,7 +2387,8 @@ export interface operations {
                      *       ],
                      *       "total": 1,
                      *       "take": 20,
-                     *       "skip": 0
+                     *       "skip": 0,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
@@ -2390,6 +2396,8 @@ export interface operations {
                         total: number;
                         take: number;
                         skip: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -2614,6 +2622,7 @@ export interface operations {
                 /** @example 1 */
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2662,7 +2671,8 @@ export interface operations {
                      *       ],
                      *       "total": 3,
                      *       "take": 1,
-                     *       "skip": 0
+                     *       "skip": 0,
+                     *       "nextCursor": "WyIyMDI2LTExLTI0VDEwOjAxOjAwLjAwMDAwMFoiLCJlNmIwYzNmOS0xZDQ3LTRhMmUtOGM1Yi03ZjNhOWQyZTBjNjEiXQ"
                      *     }
                      */
                     "application/json": {
@@ -2670,6 +2680,8 @@ export interface operations {
                         total: number;
                         take: number;
                         skip: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import { canonicalLanguageTag, MAX_CONVERSATIONS_PAGE } from '@kb/core';
 import { z } from 'zod';
-import { namespaceSchema } from '../../schemas.ts';
+import { cursorSchema, namespaceSchema, nextCursorSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
 
@@ -44,7 +44,8 @@ export const listConversationsInput = z.strictObject({
   source: namespaceSchema.optional().meta({ description: 'Conversations asked in this namespace' }),
   language: languageTagSchema.optional().meta({ description: 'Conversations in this language ("fr" also matches "fr-CA")' }),
   limit: z.number().int().min(1).optional().meta({ description: `Page size, default 50; above ${MAX_CONVERSATIONS_PAGE} it is clamped to ${MAX_CONVERSATIONS_PAGE} (see take)` }),
-  offset: z.number().int().min(0).optional().meta({ description: 'Conversations to skip, default 0' }),
+  offset: z.number().int().min(0).optional().meta({ description: 'Conversations to skip, default 0 (or page by cursor)' }),
+  cursor: cursorSchema.optional(),
 });
 
 export const listConversations = procedure
@@ -76,11 +77,12 @@ export const listConversations = procedure
         total: 12,
         take: 1,
         skip: 0,
+        nextCursor: 'WyIyMDI2LTExLTI0VDEwOjAwOjAwLjAwMDAwMFoiLCIyYzhmMWE2ZS0wYjk0LTRkMzctYjVhMi1lOWYwYzFkOGEzNzYiXQ',
       },
     },
   })
   .input(listConversationsInput)
-  .output(z.object({ conversations: z.array(conversationSchema), total: z.number().int(), take: z.number().int(), skip: z.number().int() }))
+  .output(z.object({ conversations: z.array(conversationSchema), total: z.number().int(), take: z.number().int(), skip: z.number().int(), nextCursor: nextCursorSchema }))
   .query(({ ctx, input }) => {
     const language = input.language === undefined ? undefined : canonicalLanguageTag(input.language);
     return ctx.services.conversations.list({
@@ -88,5 +90,6 @@ export const listConversations = procedure
       ...(language !== undefined ? { language } : {}),
       ...(input.limit !== undefined ? { limit: input.limit } : {}),
       ...(input.offset !== undefined ? { offset: input.offset } : {}),
+      ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),
     });
   });

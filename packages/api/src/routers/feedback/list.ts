@@ -1,6 +1,6 @@
 import { FEEDBACK_REASONS, MAX_FEEDBACK_PAGE } from '@kb/core';
 import { z } from 'zod';
-import { maxChars, namespaceSchema } from '../../schemas.ts';
+import { cursorSchema, maxChars, namespaceSchema, nextCursorSchema } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { sourceSchema } from '../chat/schemas.ts';
 import { feedbackSchema } from '../chat/feedback.ts';
@@ -25,7 +25,8 @@ export const listFeedbackInput = z.strictObject({
   keyId: maxChars(z.string().min(1), 100).optional().meta({ description: 'Votes by this key' }),
   since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Votes cast or changed at or after this time (ISO 8601)' }),
   limit: z.number().int().min(1).optional().meta({ description: `Page size, default 50; above ${MAX_FEEDBACK_PAGE} it is clamped to ${MAX_FEEDBACK_PAGE} (see take)` }),
-  offset: z.number().int().min(0).optional().meta({ description: 'Votes to skip, default 0' }),
+  offset: z.number().int().min(0).optional().meta({ description: 'Votes to skip, default 0 (or page by cursor)' }),
+  cursor: cursorSchema.optional(),
 });
 
 export const listFeedback = procedure
@@ -55,11 +56,12 @@ export const listFeedback = procedure
         total: 3,
         take: 1,
         skip: 0,
+        nextCursor: 'WyIyMDI2LTExLTI0VDEwOjAxOjAwLjAwMDAwMFoiLCJlNmIwYzNmOS0xZDQ3LTRhMmUtOGM1Yi03ZjNhOWQyZTBjNjEiXQ',
       },
     },
   })
   .input(listFeedbackInput)
-  .output(z.object({ feedback: z.array(entrySchema), total: z.number().int(), take: z.number().int(), skip: z.number().int() }))
+  .output(z.object({ feedback: z.array(entrySchema), total: z.number().int(), take: z.number().int(), skip: z.number().int(), nextCursor: nextCursorSchema }))
   .query(({ ctx, input }) => {
     const { since, ...filter } = input;
     return ctx.services.feedback.list({ ...filter, ...(since !== undefined ? { since: new Date(since) } : {}) });
