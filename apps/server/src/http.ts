@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
 import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
 import { readFromPrimary } from '@kb/db';
@@ -11,6 +11,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createAdminRoutes } from './admin-route.ts';
 import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
+import { handleBackupRoute } from './backup-route.ts';
 import { handleChatRoute } from './chat-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
@@ -26,6 +27,11 @@ const CHAT_PATH = `${API_BASE_PATH}/chat`;
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 /** Calls a tRPC batch request may hold (a typed client's httpBatchLink: `maxItems`). */
 export const MAX_TRPC_BATCH = 10;
+/**
+ * The request line and headers together. Node's 16 KB default is too small for the query strings
+ * the document allows: a 4,096-character folder of non-Latin text is 49 KB percent-encoded.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
 /** How long /readyz waits for each dependency's answer. */
 const READINESS_PROBE_TIMEOUT_MS = 2_500;
 
@@ -295,6 +301,15 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       handle: ({ req, res }) => handleChatRoute(res, createContext(services, req), req.body),
     },
     {
+      // The whole store as a backup file, streamed (see backup-route.ts): admin only.
+      methods: ['GET'],
+      path: `${API_BASE_PATH}/admin/backup`,
+      query: [],
+      body: 'none',
+      auth: 'admin',
+      handle: ({ req, res, context }) => handleBackupRoute(res, services, context!, req.method === 'HEAD'),
+    },
+    {
       // Query parameters are held to those the operation declares before the adapter reads them.
       prefix: `${API_BASE_PATH}/`,
       matches: operations.matches,
@@ -335,7 +350,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     await (readFrom === 'primary' ? readFromPrimary(serve) : serve());
   }
 
-  const server = createServer((req: KbRequest, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: KbRequest, res) => {
     const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
@@ -400,7 +415,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // Headers over Node's limit are a bad request too (as nginx answers them): 400, the status the
     // document declares for every operation, rather than a 431 it does not.
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${maxHeaderSize} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
+    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${MAX_HEADER_BYTES} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
     socket.end(
       `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );

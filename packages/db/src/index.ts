@@ -22,3 +22,4 @@ export {
   shortlistSize,
 } from './vector-index.ts';
 export { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';
+export * from './backup/index.ts';
