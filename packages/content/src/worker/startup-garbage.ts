@@ -12,12 +12,15 @@ const YOUNG_BYTES = 8 * 1024 * 1024;
  * OpenAPI document, opening a store) grows V8's young generation to its limit, and V8 shrinks it
  * only at a collection made while the thread allocates little, which an idle thread never makes:
  * an idle server kept about 35 MB of it on its main thread, and more on its worker threads
- * (docs/benchmarks.md, "Memory"). For its first minute, every 6 s, a thread whose young
- * generation holds more than 8 MB makes one full collection (on a busy thread, an ordinary one).
+ * (docs/benchmarks.md, "Memory"). V8 judges the rate by the allocations since the last
+ * collections (about 5 s of them), so a collection right away ends the start's share, and for the
+ * thread's first minute, every 6 s, a young generation over 8 MB gets one full collection (on a
+ * busy thread, an ordinary one).
  * Node has no API for this but V8's own `gc`, reached through its flag; the timer keeps no
  * thread alive.
  */
 export function collectStartupGarbage(): void {
+  fullCollection();
   let checks = 0;
   const timer = setInterval(() => {
     checks += 1;
