@@ -33,8 +33,6 @@ if (pglite) {
     setFlagsFromString('--no-expose-gc');
     gc();
   };
-  // V8 judges the rate by the allocations since the last collections: one now ends the start's share.
-  collect();
   let checks = 0;
   const timer = setInterval(() => {
     checks += 1;
