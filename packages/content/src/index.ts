@@ -20,4 +20,5 @@ export type { LexicalVectorizerOptions } from './lexical/vectorize.ts';
 export { embeddingText, splitDocument } from './prepare.ts';
 export type { PreparedDocuments, SplitDocument } from './prepare.ts';
 export { runTask, stopWorkerPool, warmUpWorkerPool } from './worker/pool.ts';
+export { collectStartupGarbage } from './worker/startup-garbage.ts';
 export type { TaskInput, TaskName, TaskOutput } from './worker/tasks.ts';

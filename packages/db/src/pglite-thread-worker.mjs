@@ -1,5 +1,7 @@
 // Runs an embedded store's PGlite database on a thread of its own (see pglite-thread.ts). Plain
 // JavaScript: it needs nothing but PGlite, so it starts in any runtime without a loader.
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -21,6 +23,28 @@ try {
 }
 
 if (pglite) {
+  // Starting PGlite leaves its WebAssembly and file bundles (about 15 MB) and a grown young
+  // generation as garbage that an idle thread would keep: as @kb/content's collectStartupGarbage
+  // (which this plain script cannot import), for its first minute, every 6 s, a young generation
+  // over 8 MB gets one full collection (V8 shrinks it at one made while the thread allocates little).
+  const collect = () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc');
+    setFlagsFromString('--no-expose-gc');
+    gc();
+  };
+  let checks = 0;
+  const timer = setInterval(() => {
+    checks += 1;
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
+    if (young > 8 * 1024 * 1024) {
+      collect();
+    } else {
+      clearInterval(timer);
+    }
+    if (checks >= 10) clearInterval(timer);
+  }, 6_000);
+  timer.unref();
   parentPort.on('message', async (request) => {
     if (request.close) {
       try {

@@ -59,7 +59,8 @@ describe('an embedded store on disk runs its database on a thread of its own', (
     } finally {
       await reopened.close();
     }
-  });
+    // Creating a store starts PGlite twice (in its own process, then on the thread), and opens it once more.
+  }, 90_000);
 
   it('fails to open with the error of the database, and releases the store for the next opener', async () => {
     const dataDir = tempDir();

@@ -137,7 +137,7 @@ export class Cluster {
 
 /** Waits until `replica` has replayed everything the primary has written so far. */
 export async function caughtUp(primary: Cluster, replica: Cluster, timeoutMs = 30_000): Promise<void> {
-  const { lsn } = (await primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'))[0]!;
+  const lsn = (await primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'))[0]!.lsn;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [row] = await replica.query<{ done: boolean }>('select pg_last_wal_replay_lsn() >= $1::pg_lsn as done', [lsn]);

@@ -1,6 +1,7 @@
 // The body of a worker-pool thread (see pool.ts): runs tasks from the task table, one request at
 // a time, for as long as the thread lives.
 import { parentPort } from 'node:worker_threads';
+import { collectStartupGarbage } from './startup-garbage.ts';
 import { TASKS, type Task } from './tasks.ts';
 
 const port = parentPort;
@@ -21,3 +22,4 @@ port.on('message', ({ id, task, input }: { id: number; task: string; input: unkn
   }
 });
 port.postMessage({ ready: true });
+collectStartupGarbage();
