@@ -30,11 +30,12 @@ describe.each(kinds)('the query log (%s)', (kind) => {
     await testDb.database.db.deleteFrom('query_log').execute();
   });
 
-  it('keeps the first 1,000 characters of a long query', async () => {
+  it('keeps the first 500 UTF-16 units of a long query, never half a character', async () => {
     const queryLog = log();
-    queryLog.record({ kind: 'search', query: `${'a'.repeat(999)}bc${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.1, apiKeyId: KEY });
+    queryLog.record({ kind: 'search', query: `${'a'.repeat(499)}bc${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.1, apiKeyId: KEY });
+    queryLog.record({ kind: 'search', query: `${'e'.repeat(499)}😀${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.2, apiKeyId: KEY });
     const { gaps } = await queryLog.gaps({});
-    expect(gaps[0]!.query).toBe(`${'a'.repeat(999)}b`);
+    expect(gaps.map((gap) => gap.query)).toEqual([`${'a'.repeat(499)}b`, 'e'.repeat(499)]);
   });
 
   it('turned off, deletes what it recorded while it was on', async () => {
