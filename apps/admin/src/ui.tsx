@@ -183,11 +183,18 @@ export function NamespaceSelect<V extends Namespace | ''>({ value, onChange, all
   );
 }
 
-export function Section({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
+/** A card with its heading; `focusOnShow` moves the focus to the heading when it appears (a page opened in place, for keyboards and screen readers). */
+export function Section({ title, children, actions, focusOnShow = false }: { title: string; children: ReactNode; actions?: ReactNode; focusOnShow?: boolean }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focusOnShow) heading.current?.focus();
+  }, [focusOnShow]);
   return (
     <section className="card">
       <header className="card-head">
-        <h2>{title}</h2>
+        <h2 ref={heading} tabIndex={focusOnShow ? -1 : undefined}>
+          {title}
+        </h2>
         {actions}
       </header>
       {children}

@@ -118,6 +118,8 @@ describe.runIf(chromiumAvailable())('keys and feedback in the console', { timeou
     // The key's own page: created, the key whole, the snippet to copy.
     await page.getByText('Key "docs assistant" created').waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/admin\/keys\/[0-9a-f-]{36}$/);
+    // The focus is on the key's heading: a keyboard or screen reader user starts there.
+    expect(await page.evaluate(() => document.activeElement?.tagName + ' ' + document.activeElement?.textContent)).toBe('H2 docs assistant');
     const snippet = await page.getByLabel('Embed snippet').inputValue();
     const match = /^<script src="(.+)\/widget\/v1\/kb-assistant\.js" data-key="(kb_pub_[A-Za-z0-9]{40})" defer><\/script>$/.exec(snippet);
     expect(match?.[1]).toBe(server.url);
@@ -165,6 +167,20 @@ describe.runIf(chromiumAvailable())('keys and feedback in the console', { timeou
     // Its focus went back to the button that opened it.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('KB-ASSISTANT');
     expect(await page.getByRole('link', { name: 'Open the preview page' }).getAttribute('href')).toBe(`/?key=${publishableKey}`);
+
+    // The preview page it links to: the server's home page with the floating button and the shortcut.
+    const home = await context.newPage();
+    try {
+      await home.goto(`/?key=${publishableKey}`);
+      await home.getByRole('button', { name: 'Ask AI' }).waitFor();
+      await home.keyboard.press('Control+i');
+      const sheet = home.getByRole('dialog', { name: 'Ask the docs (preview)' });
+      await sheet.getByRole('textbox', { name: 'Your question' }).fill('How do I rotate a key?');
+      await sheet.getByRole('textbox', { name: 'Your question' }).press('Enter');
+      await expect.poll(() => sheet.getByRole('article', { name: 'Answer' }).first().textContent(), { timeout: 60_000 }).toContain('Rotating API keys');
+    } finally {
+      await home.close();
+    }
     await page.getByRole('button', { name: '← All keys' }).click();
   });
 

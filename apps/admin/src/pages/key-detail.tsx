@@ -49,6 +49,7 @@ export function KeyDetail({ id, onBack }: { id: string; onBack(): void }) {
           )}
           <Section
             title={key.label}
+            focusOnShow
             actions={
               !key.revokedAt && (
                 <ConfirmButton
