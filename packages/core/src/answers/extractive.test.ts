@@ -119,6 +119,15 @@ describe('extractive answers', () => {
     );
   });
 
+  it('quotes a long list whole without it crowding out the other sentences that answer', () => {
+    const items = Array.from({ length: 10 }, (_, i) => `- The ${['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'][i]} option takes a value between one and ten and changes the layout of every rendered page in the project`);
+    items[3] = '- The cache option sets where processed images are stored between builds';
+    const content = ['Options you can set:', '', ...items, '', 'The cache directory is emptied by hugo --gc, which removes processed images no longer used.'].join('\n');
+    const text = answer('Where are processed images of the cache stored, and how is the cache emptied?', [passage('Images > Cache', content)]);
+    expect(text).toContain('- The kappa option');
+    expect(text).toContain('The cache directory is emptied by hugo --gc');
+  });
+
   it('writes definition lists as terms with their definitions, and resolves reference links', () => {
     const content = [
       'Follow the steps below to enable syntax highlighting.',
