@@ -41,7 +41,7 @@ async function filledEmbeddedStore(documents = 3): Promise<{ dir: string; key: s
   const dir = mkdtempSync(join(work, 'store-'));
   await seedEmbeddedStore(dir);
   return withStore({ dir }, async (database) => {
-    await fillEveryTable(database, { documents });
+    await fillEveryTable(database, { documents, model: 'local-lexical-v1-1024' });
     const created = await new ApiKeysService(new ApiKeysRepository(database.db)).create({ label: 'ops', admin: true, rateLimitRpm: null, rateLimitRpd: null });
     const conversations = (await sql<{ id: string }>`select id::text from conversations order by id`.execute(database.db)).rows.map((r) => r.id);
     return { dir, key: created.key, conversations };
@@ -53,6 +53,9 @@ async function emptyPostgres(): Promise<string> {
   dropLater.push(created.drop);
   return created.url;
 }
+
+/** Each test runs several commands, each a process that opens a store: minutes on a busy machine. */
+const LONG = 600_000;
 
 const moveLines = (stdout: string) => stdout.split('\n').filter((line) => / -> /.test(line) || /->/.test(line));
 
@@ -88,7 +91,7 @@ describe.runIf(postgres)('kb move between the embedded store and PostgreSQL', ()
       expect(await new ApiKeysService(new ApiKeysRepository(database.db)).authenticate(source.key)).toMatchObject({ admin: true });
     });
     expect(moveLines(home.stdout).length).toBeGreaterThan(0);
-  });
+  }, LONG);
 });
 
 describe.runIf(postgres)('kb backup and kb restore', () => {
@@ -117,12 +120,12 @@ describe.runIf(postgres)('kb backup and kb restore', () => {
     // Another embedder's settings: refused before anything is written.
     const other = await kb(['restore', file], { ...embedded(join(work, 'other-dim')), KB_EMBEDDING_DIM: '256' });
     expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(/made by local-test \(1024 dimensions\), but this kb is configured for .+ \(256 dimensions\)/);
+    expect(other.stderr).toMatch(/made by local-lexical-v1-1024 \(1024 dimensions\), but this kb is configured for .+ \(256 dimensions\)/);
 
     const missing = await kb(['restore', join(work, 'nope.kbb')], embedded(dir));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No backup file at');
-  });
+  }, LONG);
 
   it.each(['postgres', 'embedded'] as const)('an interrupted restore into %s leaves the store as it was', async (kind) => {
     const source = await filledEmbeddedStore(40);
@@ -149,7 +152,7 @@ describe.runIf(postgres)('kb backup and kb restore', () => {
     child.stdin.write(bytes.subarray(0, Math.floor(bytes.length * 0.7)));
     if ('url' in target) {
       // Until the restore's connection is loading rows.
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 240_000;
       for (;;) {
         const url = target.url;
         const loading = await withStore({ url }, async (database) => {
@@ -165,7 +168,7 @@ describe.runIf(postgres)('kb backup and kb restore', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     } else {
       // Until it reports rows loaded, and a moment more.
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 240_000;
       while (!/kb restore: /.test(stderr)) {
         if (Date.now() > deadline) throw new Error(`the restore did not start loading rows: ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -184,7 +187,7 @@ describe.runIf(postgres)('kb backup and kb restore', () => {
       if (Date.now() > deadline) expect(now).toEqual(empty);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-  });
+  }, LONG);
 });
 
 describe('kb backup from a running server', () => {
@@ -194,7 +197,7 @@ describe('kb backup from a running server', () => {
     const server = start('apps/server/src/main.ts', [], { ...embedded(source.dir), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
     const url = `http://127.0.0.1:${port}`;
     try {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 240_000;
       for (;;) {
         try {
           if ((await fetch(`${url}/readyz`)).ok) break;
@@ -258,5 +261,5 @@ describe('kb backup from a running server', () => {
     } finally {
       cut.close();
     }
-  });
+  }, LONG);
 });
