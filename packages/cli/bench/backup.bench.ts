@@ -60,7 +60,7 @@ try {
     select id, 0, title, repeat('Parent section text. ', 40) from documents where slug like 'bench/%'`.execute(db);
   await sql`insert into chunks (document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
     select d.id, p.id, 'docs', o, d.title || ' > Part ' || o, repeat('Chunk text about ports, folders and keys. ', 20), 200,
-           (select array_agg(((random() * 2 - 1) * (o + 1) / 11)::real) from generate_series(1, ${DIMENSION}) where o >= 0)::vector
+           (select array_agg(((random() * 2 - 1) / 3)::real) from generate_series(1, ${DIMENSION}) where o >= 0)::vector
     from documents d join parent_chunks p on p.document_id = d.id cross join generate_series(0, 9) o
     where d.slug like 'bench/%'`.execute(db);
   await sql`analyze`.execute(db);
