@@ -191,6 +191,7 @@ describe.runIf(postgres)('kb backup and kb restore', () => {
 });
 
 describe('kb backup from a running server', () => {
+  let tables: TableSummary[] = [];
   it('streams the embedded store of a running server into a file; a stream cut short leaves no file', async () => {
     const source = await filledEmbeddedStore();
     const port = await freePort();
@@ -227,7 +228,6 @@ describe('kb backup from a running server', () => {
       });
       expect(fetched.code, fetched.stderr).toBe(0);
       expect(fetched.stdout).toMatch(/Backed up \d+ rows of 14 tables from http:\/\/127\.0\.0\.1/);
-      let tables: TableSummary[] = [];
       for await (const event of readBackupEvents(createReadStream(file))) if (event.kind === 'done') tables = event.tables;
       expect(tables.map((t) => t.name)).toContain('chunks');
 
@@ -239,10 +239,11 @@ describe('kb backup from a running server', () => {
       server.kill('SIGTERM');
       await new Promise((resolve) => server.once('exit', resolve));
     }
-    const expected = await summaries({ dir: source.dir });
+    // Restored, the store holds what the file holds (the server went on counting the key's
+    // requests after it, so the file is the reference, not the store now).
     const dir = join(work, 'from-server');
     expect((await kb(['restore', join(work, 'server.kbb')], embedded(dir))).code).toBe(0);
-    expect(await summaries({ dir })).toEqual(expected);
+    expect(await summaries({ dir })).toEqual(tables);
 
     // A server that sends part of a backup and then drops the connection.
     const bytes = readFileSync(join(work, 'server.kbb'));
