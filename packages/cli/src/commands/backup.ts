@@ -27,16 +27,16 @@ import { CliError, openStore } from '../store.ts';
 export const BACKUP_USAGE = `Usage:
   kb backup <file>                                      back up the configured store (PostgreSQL: read directly, from one snapshot)
   kb backup --from-url URL --key ADMIN_KEY <file>       back up a running server's store (the embedded store is reached this way)
-  kb restore <file> [--replace]                         restore a backup into the configured store (empty unless --replace)
+  kb restore <file> [--replace]                         restore a backup into the configured store (empty unless --replace; - reads stdin)
   kb move --to postgres://... | --to DIR [--replace]    copy the configured store into another store, and check the copy
 
 See docs/backups.md.`;
 
 type Out = (text: string) => void;
 
-/** At most one progress line every two seconds, on stderr. */
+/** A progress line as the first rows go, then at most one every two seconds, on stderr. */
 function progressReporter(verb: string, err: Out): (progress: BackupProgress) => void {
-  let last = Date.now();
+  let last = 0;
   return (p) => {
     const now = Date.now();
     if (now - last < 2000) return;
@@ -191,15 +191,19 @@ export async function restoreCommand(args: string[], config: Config, out: Out, e
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { replace: { type: 'boolean', default: false } } });
   const file = positionals[0];
   if (!file || positionals.length > 1) throw new CliError(BACKUP_USAGE);
-  try {
-    if (!(await stat(file)).isFile()) throw new Error();
-  } catch {
-    throw new CliError(`No backup file at ${file}.`);
+  // `-` reads standard input (ssh host cat kb.kbb | kb restore -); a named pipe works too.
+  if (file !== '-') {
+    try {
+      const found = await stat(file);
+      if (!found.isFile() && !found.isFIFO()) throw new Error();
+    } catch {
+      throw new CliError(`No backup file at ${file}.`);
+    }
   }
   const embedder = createEmbedder(config);
   const store = await openStore(config, { whenLocked: 'Stop the server first: a restore replaces the store it serves.' });
   try {
-    const result = await restoreBackup(createReadStream(file), backupStoreOf(config, store.database), {
+    const result = await restoreBackup(file === '-' ? process.stdin : createReadStream(file), backupStoreOf(config, store.database), {
       replace: values.replace,
       accept: (header) => checkBackupEmbedding(header, embedder),
       onProgress: progressReporter('kb restore', err),

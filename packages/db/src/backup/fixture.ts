@@ -9,12 +9,12 @@ import type { DB } from '../schema.ts';
  * Tests of backups fill a store with it and check that every table holds rows first, so a table
  * added later fails them until it is filled here too.
  */
-export async function fillEveryTable(database: Database, options: { documents?: number; dimension?: number } = {}): Promise<void> {
+export async function fillEveryTable(database: Database, options: { documents?: number; dimension?: number; model?: string } = {}): Promise<void> {
   const db: Kysely<DB> = database.db;
   const dimension = options.dimension ?? 1024;
   const documents = options.documents ?? 3;
   const keyId = randomUUID();
-  await sql`update store_meta set value = ${JSON.stringify({ model: 'local-test', dimension })}::jsonb where key = 'embedding'`.execute(db);
+  await sql`update store_meta set value = ${JSON.stringify({ model: options.model ?? 'local-test', dimension })}::jsonb where key = 'embedding'`.execute(db);
   await sql`insert into store_meta (key, value) values ('backup-fixture', ${JSON.stringify({ note: 'tab\there', n: 1.5 })}::jsonb)`.execute(db);
   await sql`insert into namespaces (id, created_at) values ('docs', '2026-01-02 03:04:05.123456+00'), ('api_endpoints', now())`.execute(db);
   await sql`insert into api_keys (id, label, key_hash, key_prefix, is_admin, rate_limit_rpm, request_count, last_used_at, kind, namespaces)

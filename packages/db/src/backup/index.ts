@@ -12,3 +12,4 @@ export {
 } from './format.ts';
 export { restoreBackup, RestoreRefusedError, type RestoreOptions, type RestoreResult } from './load.ts';
 export { withStoreSession, type BackupStore } from './session.ts';
+export { readSecondaryIndexes, type SecondaryIndex } from './catalog.ts';
