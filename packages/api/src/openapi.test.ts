@@ -101,9 +101,9 @@ describe('the OpenAPI document', () => {
       expect(statuses.includes('403'), name).toBe(auth === 'admin');
       expect(statuses.includes('413'), name).toBe(method === 'POST');
       expect(statuses.includes('415'), name).toBe(method === 'POST');
-      if (auth !== 'public') {
-        expect(statuses, name).toEqual(expect.arrayContaining(['429', '503']));
-      }
+      if (auth !== 'public') expect(statuses, name).toContain('429');
+      // Any operation may meet an outage of the database or Redis.
+      expect(statuses, name).toContain('503');
       for (const status of Object.keys(meta.errors ?? {})) expect(statuses, name).toContain(status);
     }
   });

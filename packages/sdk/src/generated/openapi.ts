@@ -882,15 +882,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Rate limiting is unavailable (Redis unreachable); try again shortly */
-        RateLimiterUnavailable: {
+        /** @description The database or Redis cannot be reached (restarting, failing over), rate limiting is unavailable, or the embedded store's disk is full (writes only); try again after Retry-After */
+        Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "message": "Rate limiting is unavailable; try again shortly",
+                 *       "message": "The database cannot be reached; try again shortly",
                  *       "code": "SERVICE_UNAVAILABLE"
                  *     }
                  */
@@ -1005,9 +1006,10 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
-            /** @description Admin login is not configured (KB_ADMIN_PASSWORD is not set) */
+            /** @description Admin login is not configured (KB_ADMIN_PASSWORD is not set); or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1057,6 +1059,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-list": {
@@ -1107,7 +1110,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-create": {
@@ -1191,7 +1194,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-revoke": {
@@ -1263,7 +1266,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-update": {
@@ -1381,7 +1384,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "ingest-markdown": {
@@ -1447,9 +1450,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; the document was not changed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; the document was not changed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1543,9 +1547,10 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; the document was not changed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; the document was not changed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1686,9 +1691,10 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1755,9 +1761,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description Wiki import is not configured, or the job queue is unavailable; or rate limiting is unavailable (Redis unreachable) */
+            /** @description Wiki import is not configured, or the job queue is unavailable; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1852,7 +1859,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     search: {
@@ -1927,9 +1934,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,7 +2030,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "conversations-list": {
@@ -2104,7 +2112,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "conversations-get": {
@@ -2192,7 +2200,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "faq-get": {
@@ -2312,9 +2320,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The language model is unavailable, or this FAQ is still being made */
+            /** @description The language model is unavailable, or this FAQ is still being made; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2394,7 +2403,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "documents-get": {
@@ -2468,7 +2477,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "documents-delete": {
@@ -2527,7 +2536,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "insights-gaps": {
@@ -2593,7 +2602,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "feedback-list": {
@@ -2672,7 +2681,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "assistant-config": {
@@ -2757,6 +2766,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "assistant-visitor": {
@@ -2834,9 +2844,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The bot check provider could not be reached; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The bot check provider could not be reached; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2931,9 +2942,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The language model or the embedding service is unavailable (stream: false; a stream reports it in an error event); or rate limiting is unavailable (Redis unreachable) */
+            /** @description The language model or the embedding service is unavailable (stream: false; a stream reports it in an error event); or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
