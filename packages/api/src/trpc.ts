@@ -15,7 +15,7 @@ import {
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { AuthLevel, Caller, RequestContext } from './context.ts';
+import { pageOrigin, type AuthLevel, type Caller, type RequestContext } from './context.ts';
 import { boundIssues, invalidInputMessage } from './input-issues.ts';
 import type { DeclaredErrorStatus } from './openapi-responses.ts';
 
@@ -170,7 +170,7 @@ async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use:
     );
   }
   const { assistant } = ctx.services;
-  assistant.checkPage(key, ctx.header('origin'), ctx.selfOrigin);
+  assistant.checkPage(key, pageOrigin(ctx), ctx.selfOrigin);
   if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'));
 }
 

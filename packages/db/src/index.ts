@@ -1,5 +1,7 @@
 export { createDatabase, DEFAULT_EMBEDDING_DIMENSION, MigrationError } from './database.ts';
-export type { Database, DatabaseOptions, StorageOptions } from './database.ts';
+export type { Database, DatabaseOptions, ReadStore, StorageOptions } from './database.ts';
+export { readFromPrimary, readsPinnedToPrimary, serverUnavailable } from './replicas.ts';
+export type { ReplicaOptions, ReplicaState, ReplicaStatus } from './replicas.ts';
 export type { DB, JobProgress, JobStatus } from './schema.ts';
 export type { StoredSource } from './tables/conversations.ts';
 export type { FaqCacheSource } from './tables/faq-cache.ts';
@@ -22,3 +24,4 @@ export {
   shortlistSize,
 } from './vector-index.ts';
 export { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';
+export * from './backup/index.ts';

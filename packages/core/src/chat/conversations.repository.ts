@@ -52,7 +52,7 @@ function toConversation(row: {
 export class ConversationsRepository {
   private readonly db: Kysely<DB>;
 
-  constructor(private readonly database: Pick<Database, 'db' | 'transaction'>) {
+  constructor(private readonly database: Pick<Database, 'db' | 'reads' | 'transaction'>) {
     this.db = database.db;
   }
 
@@ -158,7 +158,9 @@ export class ConversationsRepository {
 
   /** A page of conversations, newest first, with their messages in order, and how many match. */
   async list(filter: ConversationFilter, page: { limit: number; offset: number }): Promise<{ total: number; conversations: Array<ConversationRecord & { messages: MessageRecord[] }> }> {
-    let query = this.db.selectFrom('conversations');
+    // A list tolerates a replica's lag (docs/deployment.md).
+    const reads = this.database.reads.db;
+    let query = reads.selectFrom('conversations');
     if (filter.namespace !== undefined) query = query.where(sql<boolean>`sources @> ${json([filter.namespace])}::jsonb`);
     if (filter.language !== undefined) {
       const language = filter.language;
@@ -176,7 +178,7 @@ export class ConversationsRepository {
     ]);
     const conversations = rows.map((row) => ({ ...toConversation(row), messages: [] as MessageRecord[] }));
     if (conversations.length > 0) {
-      const messages = await this.messagesQuery()
+      const messages = await this.messagesQuery(reads)
         .where('conversation_id', 'in', conversations.map((c) => c.id))
         .orderBy('turn', 'asc')
         .orderBy('role', 'desc')
@@ -188,8 +190,8 @@ export class ConversationsRepository {
     return { total: Number(count.n), conversations };
   }
 
-  private messagesQuery() {
-    return this.db
+  private messagesQuery(executor: Kysely<DB> = this.db) {
+    return executor
       .selectFrom('messages')
       .select(['id', 'conversation_id', 'role', 'content', 'sources', 'interrupted', 'turn', 'created_at']);
   }
