@@ -59,7 +59,7 @@ export default tseslint.config(
   },
   {
     // The configuration module is the one reader of process.env; tests and scripts set up their own.
-    files: ['packages/config/src/**', 'packages/db/src/testing.ts', '**/*.test.ts', '**/test/**', '**/bench/**', 'tooling/**'],
+    files: ['packages/config/src/**', 'packages/db/src/testing.ts', '**/*.test.ts', '**/test/**', '**/test-faults/**', '**/bench/**', 'tooling/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -3,9 +3,9 @@ import type { AuthLevel } from './context.ts';
 
 /**
  * The error answers of an operation in the OpenAPI document, derived from what its procedure's
- * meta says rather than written per route: who may call it (401, 403, and 429 / 503 from the
- * per-key limiter), that it takes input (400), that it has a body (413, 415), and the domain
- * errors it declares itself. Pure: no I/O, no router.
+ * meta says rather than written per route: who may call it (401, 403, and 429 from the per-key
+ * limiter), that it takes input (400), that it has a body (413, 415), the outages any operation
+ * may meet (503), and the domain errors it declares itself. Pure: no I/O, no router.
  */
 
 /**
@@ -145,10 +145,12 @@ const SHARED_ERRORS = {
     example: 'Rate limit exceeded: 60 requests per window; retry in 12 s',
     headers: headers('Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'),
   },
-  RateLimiterUnavailable: {
+  Unavailable: {
     status: 503,
-    description: 'Rate limiting is unavailable (Redis unreachable); try again shortly',
-    example: 'Rate limiting is unavailable; try again shortly',
+    description:
+      "The database or Redis cannot be reached (restarting, failing over), rate limiting is unavailable, or the embedded store's disk is full (writes only); try again after Retry-After",
+    example: 'The database cannot be reached; try again shortly',
+    headers: headers('Retry-After'),
   },
   InternalError: { status: 500, description: 'Internal server error (the server log has the cause)', example: 'Internal server error' },
 } satisfies Record<string, ErrorAnswer>;
@@ -170,22 +172,21 @@ export function derivedErrors(traits: OperationTraits): Map<number, keyof typeof
     errors.set(413, 'PayloadTooLarge');
     errors.set(415, 'UnsupportedMediaType');
   }
-  if (keyLimited(traits.auth)) {
-    errors.set(429, 'RateLimited');
-    errors.set(503, 'RateLimiterUnavailable');
-  }
+  if (keyLimited(traits.auth)) errors.set(429, 'RateLimited');
+  // Every operation needs the store (and a limited one Redis): any may meet an outage.
+  errors.set(503, 'Unavailable');
   errors.set(500, 'InternalError');
   for (const [key, description] of Object.entries(traits.errors)) {
     if (description === undefined) continue;
     const status = Number(key);
     const derived = errors.get(status);
     const shared: ErrorAnswer | undefined = typeof derived === 'string' ? SHARED_ERRORS[derived] : undefined;
-    // A 503 the procedure declares comes beside the limiter's; any other declared error replaces the shared one.
-    const limiter = status === 503 && derived === 'RateLimiterUnavailable';
+    // A 503 the procedure declares comes beside the outages'; any other declared error replaces the shared one.
+    const outage = status === 503 && derived === 'Unavailable';
     const answerHeaders = status === 429 ? (rateLimitHeaders(traits) ? SHARED_ERRORS.RateLimited.headers : headers('Retry-After')) : shared?.headers;
     errors.set(status, {
       status,
-      description: limiter ? `${description}; or rate limiting is unavailable (Redis unreachable)` : description,
+      description: outage ? `${description}; or the database or Redis cannot be reached, or the store's disk is full (writes)` : description,
       example: description,
       ...(answerHeaders ? { headers: answerHeaders } : {}),
     });

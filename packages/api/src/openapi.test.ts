@@ -105,9 +105,9 @@ describe('the OpenAPI document', () => {
       const hasBody = method === 'POST' || method === 'PATCH';
       expect(statuses.includes('413'), name).toBe(hasBody);
       expect(statuses.includes('415'), name).toBe(hasBody);
-      if (auth !== 'public') {
-        expect(statuses, name).toEqual(expect.arrayContaining(['429', '503']));
-      }
+      if (auth !== 'public') expect(statuses, name).toContain('429');
+      // Any operation may meet an outage of the database or Redis.
+      expect(statuses, name).toContain('503');
       for (const status of Object.keys(meta.errors ?? {})) expect(statuses, name).toContain(status);
     }
   });

@@ -120,7 +120,7 @@ const mapErrors = t.middleware(async ({ next }) => {
     if (cause instanceof RateLimiterUnavailableError) {
       return {
         ...result,
-        error: toTRPCError(new AppError('SERVICE_UNAVAILABLE', 'Rate limiting is unavailable; try again shortly', { cause })),
+        error: toTRPCError(new AppError('SERVICE_UNAVAILABLE', 'Rate limiting is unavailable; try again shortly', { cause, headers: { 'Retry-After': '5' } })),
       };
     }
   }

@@ -5,11 +5,18 @@ describe('loadConfig', () => {
   it('defaults to the embedded mode with no variables set', () => {
     const config = loadConfig({});
     expect(config.server.port).toBe(3000);
-    expect(config.storage).toEqual({ kind: 'pglite', dataDir: './.kb-data', cacheMb: 64 });
+    expect(config.storage).toEqual({ kind: 'pglite', dataDir: './.kb-data', cacheMb: 64, minFreeMb: 64 });
     expect(config.redis).toBeNull();
     expect(config.embedding.model).toBe('voyage-3.5');
     expect(config.security.allowPrivateUrls).toBe(false);
     expect(config.limits.maxBodyBytes).toBe(10 * 1024 * 1024);
+  });
+
+  it('reads the free space the embedded store keeps: 0 turns the check off', () => {
+    expect(loadConfig({ KB_EMBEDDED_MIN_FREE_MB: '0' }).storage).toMatchObject({ kind: 'pglite', minFreeMb: 0 });
+    expect(loadConfig({ KB_EMBEDDED_MIN_FREE_MB: '512' }).storage).toMatchObject({ minFreeMb: 512 });
+    expect(() => loadConfig({ KB_EMBEDDED_MIN_FREE_MB: '-1' })).toThrow(/KB_EMBEDDED_MIN_FREE_MB/);
+    expect(() => loadConfig({ KB_EMBEDDED_MIN_FREE_MB: 'lots' })).toThrow(/KB_EMBEDDED_MIN_FREE_MB/);
   });
 
   it('selects the services mode from DATABASE_URL and REDIS_URL', () => {

@@ -67,6 +67,8 @@ const storageSchema = z.object({
   KB_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.kb-data')),
   KB_DB_POOL_SIZE: positiveInt(10, 200),
   KB_EMBEDDED_CACHE_MB: positiveInt(EMBEDDED_CACHE_MB_DEFAULT, 16_384),
+  // Writes to the embedded store are refused (503) while its disk has less free space; 0 turns the check off.
+  KB_EMBEDDED_MIN_FREE_MB: wholeNumber(64, 0, 1_048_576),
   DATABASE_REPLICA_URLS: z.preprocess(
     emptyToUndefined,
     z

@@ -886,15 +886,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Rate limiting is unavailable (Redis unreachable); try again shortly */
-        RateLimiterUnavailable: {
+        /** @description The database or Redis cannot be reached (restarting, failing over), rate limiting is unavailable, or the embedded store's disk is full (writes only); try again after Retry-After */
+        Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "message": "Rate limiting is unavailable; try again shortly",
+                 *       "message": "The database cannot be reached; try again shortly",
                  *       "code": "SERVICE_UNAVAILABLE"
                  *     }
                  */
@@ -1009,9 +1010,10 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
-            /** @description Admin login is not configured (KB_ADMIN_PASSWORD is not set) */
+            /** @description Admin login is not configured (KB_ADMIN_PASSWORD is not set); or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1061,6 +1063,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-list": {
@@ -1111,7 +1114,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-create": {
@@ -1195,7 +1198,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-revoke": {
@@ -1267,7 +1270,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "keys-update": {
@@ -1385,7 +1388,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "ingest-markdown": {
@@ -1451,9 +1454,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; the document was not changed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; the document was not changed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1547,9 +1551,10 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; the document was not changed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; the document was not changed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1690,9 +1695,10 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,9 +1765,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description Wiki import is not configured, or the job queue is unavailable; or rate limiting is unavailable (Redis unreachable) */
+            /** @description Wiki import is not configured, or the job queue is unavailable; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1856,7 +1863,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     search: {
@@ -1931,9 +1938,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The embedding service failed; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The embedding service failed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2026,7 +2034,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "conversations-list": {
@@ -2112,7 +2120,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "conversations-get": {
@@ -2200,7 +2208,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "faq-get": {
@@ -2320,9 +2328,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The language model is unavailable, or this FAQ is still being made */
+            /** @description The language model is unavailable, or this FAQ is still being made; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2406,7 +2415,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "documents-get": {
@@ -2480,7 +2489,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "documents-delete": {
@@ -2539,7 +2548,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "insights-gaps": {
@@ -2607,7 +2616,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "feedback-list": {
@@ -2690,7 +2699,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["RateLimiterUnavailable"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "assistant-config": {
@@ -2775,6 +2784,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     "assistant-visitor": {
@@ -2852,9 +2862,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The bot check provider could not be reached; or rate limiting is unavailable (Redis unreachable) */
+            /** @description The bot check provider could not be reached; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2949,9 +2960,10 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The language model or the embedding service is unavailable (stream: false; a stream reports it in an error event); or rate limiting is unavailable (Redis unreachable) */
+            /** @description The language model or the embedding service is unavailable (stream: false; a stream reports it in an error event); or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
