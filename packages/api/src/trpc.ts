@@ -159,7 +159,7 @@ export function principalOf(ctx: RequestContext): Principal {
  * A publishable key's own rules, before its request is counted: only the procedures open to such
  * keys, only from the pages it allows, and with a bot check configured, only with a visitor token.
  */
-async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use: PublishableUse | undefined): Promise<void> {
+async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use: PublishableUse | undefined, pageOptional: boolean): Promise<void> {
   if (use === undefined) {
     throw new AppError(
       'FORBIDDEN',
@@ -167,7 +167,8 @@ async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use:
     );
   }
   const { assistant } = ctx.services;
-  assistant.checkPage(key, ctx.header('origin'), ctx.selfOrigin);
+  const origin = ctx.header('origin');
+  if (!(pageOptional && origin === undefined)) assistant.checkPage(key, origin, ctx.selfOrigin);
   if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'));
 }
 
@@ -200,6 +201,14 @@ async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { k
   }
 }
 
+export interface AuthorizeOptions {
+  /**
+   * A publishable key may be used outside a web page (no Origin: an agent's MCP client, which no
+   * page can be); a request that names an Origin is still held to the key's pages.
+   */
+  pageOptional?: boolean;
+}
+
 /**
  * The access check of every procedure and of the HTTP routes beside the router: identifies the
  * caller (API key or admin session), counts and limits a key's requests (headers go to
@@ -209,12 +218,13 @@ export async function authorizeRequest(
   ctx: RequestContext,
   level: Exclude<AuthLevel, 'public'>,
   publishable?: PublishableUse,
+  options: AuthorizeOptions = {},
 ): Promise<Exclude<Caller, { kind: 'anonymous' }>> {
   const caller = await identify(ctx);
   if (caller.kind === 'anonymous') throw unauthorized('Missing credentials: send "Authorization: Bearer <API key>"', false);
   if (caller.kind === 'key') {
     ctx.log = ctx.log.child({ keyId: caller.key.id });
-    if (caller.key.kind === 'publishable') await admitPublishable(ctx, caller.key, publishable);
+    if (caller.key.kind === 'publishable') await admitPublishable(ctx, caller.key, publishable, options.pageOptional === true);
     await enforceRateLimit(ctx, caller);
     if (caller.key.kind === 'publishable') await enforceBudgets(ctx, caller.key, publishable);
     if (level === 'admin' && !caller.key.admin) {

@@ -201,8 +201,25 @@ const jobsSchema = z.object({
   ),
 });
 
+/** A comma-separated list, trimmed, empty entries dropped. */
+const stringList = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? [] : [...new Set(v.split(',').map((item) => item.trim()).filter((item) => item !== ''))])),
+);
+
+/** The MCP endpoint (/mcp): what it tells agents, and the hosts and pages it answers beyond the defaults (docs/mcp.md). */
+const mcpSchema = z.object({
+  KB_MCP_INSTRUCTIONS: optionalString,
+  KB_MCP_ALLOWED_HOSTS: stringList,
+  KB_MCP_ALLOWED_ORIGINS: stringList,
+});
+
 const schemas = {
   server: serverSchema,
+  mcp: mcpSchema,
   storage: storageSchema,
   redis: redisSchema,
   embedding: embeddingSchema,
@@ -246,6 +263,11 @@ export interface Config {
     botCheck: { provider: 'turnstile' | 'hcaptcha'; siteKey: string; secret: string; verifyUrl: string } | null;
     visitorTokenTtlMs: number;
   };
+  /**
+   * The MCP endpoint: its instructions to agents (default: made from the namespaces and their
+   * documents), extra Host names a loopback-bound server answers, extra browser origins.
+   */
+  mcp: { instructions?: string; allowedHosts: string[]; allowedOrigins: string[] };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
   jobs: { queuePrefix: string; workerConcurrency: number; lockMs: number; shutdownGraceMs: number };
   limits: {
@@ -295,6 +317,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const assistant = parsed.assistant as z.infer<typeof assistantSchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
   const jobs = parsed.jobs as z.infer<typeof jobsSchema>;
+  const mcp = parsed.mcp as z.infer<typeof mcpSchema>;
 
   return {
     server: {
@@ -339,6 +362,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
       allowPrivateUrls: security.KB_ALLOW_PRIVATE_URLS,
       sessionTtlMs: security.KB_SESSION_TTL_HOURS * 3_600_000,
     },
+    mcp: { instructions: mcp.KB_MCP_INSTRUCTIONS, allowedHosts: mcp.KB_MCP_ALLOWED_HOSTS.map((host) => host.toLowerCase()), allowedOrigins: mcp.KB_MCP_ALLOWED_ORIGINS },
     assistant: {
       botCheck: assistant.KB_BOT_CHECK_PROVIDER
         ? {
