@@ -6,6 +6,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { ingestFolderCommand, INGEST_FOLDER_USAGE } from './commands/ingest-folder.ts';
 import { reindexCommand, REINDEX_USAGE } from './commands/reindex.ts';
 import { evalCommand, EVAL_USAGE } from './commands/eval.ts';
+import { mcpCommand, MCP_USAGE } from './commands/mcp.ts';
 import { CliError } from './store.ts';
 
 const USAGE = `kb: the knowledge base service's command line
@@ -19,6 +20,7 @@ Commands:
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
   kb migrate                                                         bring the database schema and vector index up to date
+  kb mcp --api-url URL --key KEY                                     serve a running server's MCP tools over stdio
 
 The store is the one the server uses: PostgreSQL when DATABASE_URL is set, else the embedded
 store in KB_DATA_DIR (default ./.kb-data), which only one process may open at a time.`;
@@ -30,6 +32,14 @@ async function main(argv: string[]): Promise<number> {
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     out(USAGE);
     return command ? 0 : 1;
+  }
+  // An MCP client's local process: stdout carries MCP alone, and no store is opened.
+  if (command === 'mcp') {
+    if (args[0] === '--help') {
+      out(MCP_USAGE);
+      return 0;
+    }
+    return mcpCommand(args, process.env, (line) => process.stderr.write(`${line}\n`));
   }
   const config = loadConfig();
   switch (command) {
