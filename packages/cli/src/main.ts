@@ -39,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
       out(MCP_USAGE);
       return 0;
     }
-    return mcpCommand(args, process.env, (line) => process.stderr.write(`${line}\n`));
+    return mcpCommand(args, (line) => process.stderr.write(`${line}\n`));
   }
   const config = loadConfig();
   switch (command) {

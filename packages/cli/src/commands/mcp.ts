@@ -9,8 +9,8 @@ Serves the knowledge base to an MCP client that starts a local process (Claude D
 VS Code): speaks MCP on stdin/stdout and relays every message to the running server's /mcp
 endpoint with the key. The tools, their limits and the key's namespaces are the server's.
 
-  --api-url URL   the server's address, e.g. https://kb.example.com (env KB_API_URL)
-  --key KEY       an API key, secret or publishable (env KB_API_KEY)`;
+  --api-url URL   the server's address, e.g. https://kb.example.com
+  --key KEY       an API key, secret or publishable`;
 
 /** How long a progress notification goes ahead of what follows it. */
 const PROGRESS_GAP_MS = 50;
@@ -40,9 +40,9 @@ export function mcpEndpoint(apiUrl: string): URL {
  * ways unchanged (progress notifications included); a request the server cannot be reached for
  * is answered with a JSON-RPC error the client can show. Runs until stdin closes.
  */
-export async function mcpCommand(args: readonly string[], env: NodeJS.ProcessEnv, err: (line: string) => void): Promise<number> {
-  const apiUrl = option(args, '--api-url') ?? env.KB_API_URL;
-  const key = option(args, '--key') ?? env.KB_API_KEY;
+export async function mcpCommand(args: readonly string[], err: (line: string) => void): Promise<number> {
+  const apiUrl = option(args, '--api-url');
+  const key = option(args, '--key');
   if (!apiUrl || !key) throw new CliError(`kb mcp needs --api-url and --key\n\n${MCP_USAGE}`, 2);
   const endpoint = mcpEndpoint(apiUrl);
 
