@@ -228,7 +228,7 @@ describe.each(kinds)('MCP over Streamable HTTP (%s)', (kind) => {
     await service.services.keys.revoke(id);
     const revoked = await post(INIT, { authorization: `Bearer ${key}` });
     expect(revoked.status).toBe(401);
-    expect((await revoked.json()).error.message).toMatch(/revoked/);
+    expect((await json(revoked)).error.message).toMatch(/revoked/);
 
     // The SDK's client reports the refusal.
     await expect(connect(key)).rejects.toThrow(/401|revoked/);
