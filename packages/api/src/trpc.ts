@@ -170,12 +170,8 @@ async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use:
     );
   }
   const { assistant } = ctx.services;
-<<<<<<< HEAD
-  const origin = ctx.header('origin');
+  const origin = pageOrigin(ctx);
   if (!(pageOptional && origin === undefined)) assistant.checkPage(key, origin, ctx.selfOrigin);
-=======
-  assistant.checkPage(key, pageOrigin(ctx), ctx.selfOrigin);
->>>>>>> main
   if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'));
 }
 

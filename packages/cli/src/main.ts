@@ -6,11 +6,8 @@ import { migrateCommand } from './commands/migrate.ts';
 import { ingestFolderCommand, INGEST_FOLDER_USAGE } from './commands/ingest-folder.ts';
 import { reindexCommand, REINDEX_USAGE } from './commands/reindex.ts';
 import { evalCommand, EVAL_USAGE } from './commands/eval.ts';
-<<<<<<< HEAD
 import { mcpCommand, MCP_USAGE } from './commands/mcp.ts';
-=======
 import { backupCommand, BACKUP_USAGE, moveCommand, restoreCommand } from './commands/backup.ts';
->>>>>>> main
 import { CliError } from './store.ts';
 
 const USAGE = `kb: the knowledge base service's command line
@@ -24,13 +21,10 @@ Commands:
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
   kb migrate                                                         bring the database schema and vector index up to date
-<<<<<<< HEAD
   kb mcp --api-url URL --key KEY                                     serve a running server's MCP tools over stdio
-=======
   kb backup <file> [--from-url URL --key ADMIN_KEY]                  back up the whole store to one file
   kb restore <file> [--replace]                                      restore a backup (into an empty store unless --replace)
   kb move --to postgres://... | --to DIR [--replace]                 copy the store into another and check the copy
->>>>>>> main
 
 The store is the one the server uses: PostgreSQL when DATABASE_URL is set, else the embedded
 store in KB_DATA_DIR (default ./.kb-data), which only one process may open at a time.`;

@@ -7,11 +7,8 @@ import { faqSourcesMigration } from './20261124T0000_faq_sources.ts';
 import { documentRecordsMigration } from './20261125T0000_document_records.ts';
 import { queryLogMigration } from './20261125T0100_query_log.ts';
 import { keyKindsAndFeedbackMigration } from './20261127T0900_key_kinds_and_feedback.ts';
-<<<<<<< HEAD
-import { documentUrlsMigration } from './20261127T1400_document_urls.ts';
-=======
 import { longTextKeysMigration } from './20261127T1000_long_text_keys.ts';
->>>>>>> main
+import { documentUrlsMigration } from './20261127T1400_document_urls.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -33,11 +30,8 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261125T0000_document_records': documentRecordsMigration,
         '20261125T0100_query_log': queryLogMigration,
         '20261127T0900_key_kinds_and_feedback': keyKindsAndFeedbackMigration,
-<<<<<<< HEAD
-        '20261127T1400_document_urls': documentUrlsMigration,
-=======
         '20261127T1000_long_text_keys': longTextKeysMigration,
->>>>>>> main
+        '20261127T1400_document_urls': documentUrlsMigration,
       };
     },
   };
