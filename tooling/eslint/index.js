@@ -33,7 +33,8 @@ const NO_NETWORK_GLOBALS = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource
 
 /** Shared lint rules: TypeScript's recommended set plus the project's own restrictions. */
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/.kb-data/**', '**/.turbo/**'] },
+  // examples/ are standalone apps with their own dependencies, outside the workspace.
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/.kb-data/**', '**/.turbo/**', 'examples/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

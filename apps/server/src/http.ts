@@ -16,6 +16,7 @@ import { handleChatRoute } from './chat-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { createHomeRoutes } from './home-route.ts';
+import { createMcpRoute } from './mcp-route.ts';
 import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, operationIndex, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
@@ -154,6 +155,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   const admin = createAdminRoutes({ dir: options.adminDir ?? builtAdminDir, loginEnabled: services.sessions.enabled });
   const cors = new Cors(API_BASE_PATH, services.keys);
   const widget = createWidgetRoutes({ file: options.widgetFile ?? builtWidgetFile, version: widgetVersion });
+  const mcp = createMcpRoute({ config, keys: services.keys, context: (req) => createContext(services, req as KbRequest) });
   const home = createHomeRoutes({ version: SERVICE_VERSION, widgetPath: widget.path, widgetScript: () => widget.hashedPath() });
   let shuttingDown = false;
 
@@ -321,6 +323,8 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname),
     },
     { prefix: '/trpc/', body: 'none', handle: ({ req, res, url }) => handleTrpc(req, res, url) },
+    // The MCP endpoint for agents (docs/mcp.md): Host, Origin and access checked by the route itself.
+    { path: mcp.path, body: 'none', handle: ({ req, res }) => mcp.handle(req, res, (req as KbRequest)[requestMeta]!.selfOrigin) },
   ];
 
   const routeHost: RouteHost = {

@@ -285,6 +285,27 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
     expect(orphans).toEqual([]);
   });
 
+  it('lets any key read a document within its namespaces, and only those', async () => {
+    const doc = await ingest({ title: 'Scoped', slug: 'scoped.md', namespace: 'tech_docs', content: '# Scoped\n\nScoped text.' });
+    const reader = (await service.services.keys.create({ label: 'reader', namespaces: ['tech_docs'], rateLimitRpm: 100 })).key;
+    const outsider = (await service.services.keys.create({ label: 'outsider', namespaces: ['user_docs'] })).key;
+    const read = await service.api(`/api/v1/documents/${doc.documentId}`, { key: reader });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('ratelimit-limit')).not.toBeNull();
+    expect(await json(read)).toMatchObject({ id: doc.documentId, namespace: 'tech_docs', content: expect.stringContaining('Scoped text.') });
+    // Outside the key's namespaces the document does not exist, as one that never did.
+    const hidden = await service.api(`/api/v1/documents/${doc.documentId}`, { key: outsider });
+    expect(hidden.status).toBe(404);
+    expect(await json(hidden)).toEqual({ code: 'NOT_FOUND', message: 'No such document' });
+    // A publishable key reads within its namespaces too (from a page it allows).
+    const page = (await service.services.keys.create({ label: 'page', kind: 'publishable', namespaces: ['tech_docs'], allowedOrigins: ['https://docs.example.com'] })).key;
+    const fromPage = await service.api(`/api/v1/documents/${doc.documentId}`, { key: page, headers: { origin: 'https://docs.example.com' } });
+    expect(fromPage.status).toBe(200);
+    // Listing and deleting stay admin.
+    expect((await service.api('/api/v1/documents', { key: reader })).status).toBe(403);
+    expect((await service.api(`/api/v1/documents/${doc.documentId}`, { method: 'DELETE', key: reader })).status).toBe(403);
+  });
+
   describe('security', () => {
     securitySuite(() => service, [
       { procedure: 'documents.list' },

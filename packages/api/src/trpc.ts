@@ -162,15 +162,16 @@ export function principalOf(ctx: RequestContext): Principal {
  * A publishable key's own rules, before its request is counted: only the procedures open to such
  * keys, only from the pages it allows, and with a bot check configured, only with a visitor token.
  */
-async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use: PublishableUse | undefined): Promise<void> {
+async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use: PublishableUse | undefined, pageOptional: boolean): Promise<void> {
   if (use === undefined) {
     throw new AppError(
       'FORBIDDEN',
-      'This operation is not open to publishable keys (kb_pub_…): they may chat, search, read the FAQ, read their conversations and send feedback. Use a secret key.',
+      'This operation is not open to publishable keys (kb_pub_…): they may chat, search, read documents, the FAQ and their conversations, and send feedback. Use a secret key.',
     );
   }
   const { assistant } = ctx.services;
-  assistant.checkPage(key, pageOrigin(ctx), ctx.selfOrigin);
+  const origin = pageOrigin(ctx);
+  if (!(pageOptional && origin === undefined)) assistant.checkPage(key, origin, ctx.selfOrigin);
   if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'));
 }
 
@@ -203,6 +204,14 @@ async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { k
   }
 }
 
+export interface AuthorizeOptions {
+  /**
+   * A publishable key may be used outside a web page (no Origin: an agent's MCP client, which no
+   * page can be); a request that names an Origin is still held to the key's pages.
+   */
+  pageOptional?: boolean;
+}
+
 /**
  * The access check of every procedure and of the HTTP routes beside the router: identifies the
  * caller (API key or admin session), counts and limits a key's requests (headers go to
@@ -212,12 +221,13 @@ export async function authorizeRequest(
   ctx: RequestContext,
   level: Exclude<AuthLevel, 'public'>,
   publishable?: PublishableUse,
+  options: AuthorizeOptions = {},
 ): Promise<Exclude<Caller, { kind: 'anonymous' }>> {
   const caller = await identify(ctx);
   if (caller.kind === 'anonymous') throw unauthorized('Missing credentials: send "Authorization: Bearer <API key>"', false);
   if (caller.kind === 'key') {
     ctx.log = ctx.log.child({ keyId: caller.key.id });
-    if (caller.key.kind === 'publishable') await admitPublishable(ctx, caller.key, publishable);
+    if (caller.key.kind === 'publishable') await admitPublishable(ctx, caller.key, publishable, options.pageOptional === true);
     await enforceRateLimit(ctx, caller);
     if (caller.key.kind === 'publishable') await enforceBudgets(ctx, caller.key, publishable);
     if (level === 'admin' && !caller.key.admin) {

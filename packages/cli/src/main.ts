@@ -6,6 +6,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { ingestFolderCommand, INGEST_FOLDER_USAGE } from './commands/ingest-folder.ts';
 import { reindexCommand, REINDEX_USAGE } from './commands/reindex.ts';
 import { evalCommand, EVAL_USAGE } from './commands/eval.ts';
+import { mcpCommand, MCP_USAGE } from './commands/mcp.ts';
 import { backupCommand, BACKUP_USAGE, moveCommand, restoreCommand } from './commands/backup.ts';
 import { CliError } from './store.ts';
 
@@ -20,6 +21,7 @@ Commands:
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
   kb migrate                                                         bring the database schema and vector index up to date
+  kb mcp --api-url URL --key KEY                                     serve a running server's MCP tools over stdio
   kb backup <file> [--from-url URL --key ADMIN_KEY]                  back up the whole store to one file
   kb restore <file> [--replace]                                      restore a backup (into an empty store unless --replace)
   kb move --to postgres://... | --to DIR [--replace]                 copy the store into another and check the copy
@@ -34,6 +36,14 @@ async function main(argv: string[]): Promise<number> {
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     out(USAGE);
     return command ? 0 : 1;
+  }
+  // An MCP client's local process: stdout carries MCP alone, and no store is opened.
+  if (command === 'mcp') {
+    if (args[0] === '--help') {
+      out(MCP_USAGE);
+      return 0;
+    }
+    return mcpCommand(args, (line) => process.stderr.write(`${line}\n`));
   }
   const config = loadConfig();
   switch (command) {

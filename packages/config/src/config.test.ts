@@ -96,4 +96,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ KB_QUERY_LOG_DAYS: '-1' })).toThrow(/KB_QUERY_LOG_DAYS: must be 0 or more/);
     expect(() => loadConfig({ KB_QUERY_LOG_DAYS: '1.5' })).toThrow(/KB_QUERY_LOG_DAYS: must be a whole number/);
   });
+
+  it('reads the MCP endpoint settings: instructions, extra hosts and origins as lists', () => {
+    expect(loadConfig({}).mcp).toEqual({ instructions: undefined, allowedHosts: [], allowedOrigins: [] });
+    expect(loadConfig({ KB_MCP_INSTRUCTIONS: 'Docs of Orbit.', KB_MCP_ALLOWED_HOSTS: ' KB.internal, kb.local ,', KB_MCP_ALLOWED_ORIGINS: 'http://localhost:6274' }).mcp).toEqual({
+      instructions: 'Docs of Orbit.',
+      allowedHosts: ['kb.internal', 'kb.local'],
+      allowedOrigins: ['http://localhost:6274'],
+    });
+  });
 });

@@ -91,8 +91,6 @@ const storageSchema = z.object({
       }),
   ),
   KB_REPLICA_MAX_LAG_MS: wholeNumber(10_000, 100, 3_600_000),
-  // Writes to the embedded store are refused (503) while its disk has less free space; 0 turns the check off.
-  KB_EMBEDDED_MIN_FREE_MB: wholeNumber(64, 0, 1_048_576),
 }).superRefine((value, ctx) => {
   if (value.DATABASE_REPLICA_URLS.length > 0 && value.DATABASE_URL === undefined) {
     ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: 'needs DATABASE_URL (replicas follow a PostgreSQL primary)' });
@@ -231,8 +229,25 @@ const jobsSchema = z.object({
   ),
 });
 
+/** A comma-separated list, trimmed, empty entries dropped. */
+const stringList = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? [] : [...new Set(v.split(',').map((item) => item.trim()).filter((item) => item !== ''))])),
+);
+
+/** The MCP endpoint (/mcp): what it tells agents, and the hosts and pages it answers beyond the defaults (docs/mcp.md). */
+const mcpSchema = z.object({
+  KB_MCP_INSTRUCTIONS: optionalString,
+  KB_MCP_ALLOWED_HOSTS: stringList,
+  KB_MCP_ALLOWED_ORIGINS: stringList,
+});
+
 const schemas = {
   server: serverSchema,
+  mcp: mcpSchema,
   storage: storageSchema,
   redis: redisSchema,
   embedding: embeddingSchema,
@@ -286,6 +301,11 @@ export interface Config {
     botCheck: { provider: 'turnstile' | 'hcaptcha'; siteKey: string; secret: string; verifyUrl: string } | null;
     visitorTokenTtlMs: number;
   };
+  /**
+   * The MCP endpoint: its instructions to agents (default: made from the namespaces and their
+   * documents), extra Host names a loopback-bound server answers, extra browser origins.
+   */
+  mcp: { instructions?: string; allowedHosts: string[]; allowedOrigins: string[] };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
   jobs: { queuePrefix: string; workerConcurrency: number; lockMs: number; shutdownGraceMs: number };
   limits: {
@@ -335,6 +355,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const assistant = parsed.assistant as z.infer<typeof assistantSchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
   const jobs = parsed.jobs as z.infer<typeof jobsSchema>;
+  const mcp = parsed.mcp as z.infer<typeof mcpSchema>;
 
   return {
     server: {
@@ -385,6 +406,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
       allowPrivateUrls: security.KB_ALLOW_PRIVATE_URLS,
       sessionTtlMs: security.KB_SESSION_TTL_HOURS * 3_600_000,
     },
+    mcp: { instructions: mcp.KB_MCP_INSTRUCTIONS, allowedHosts: mcp.KB_MCP_ALLOWED_HOSTS.map((host) => host.toLowerCase()), allowedOrigins: mcp.KB_MCP_ALLOWED_ORIGINS },
     assistant: {
       botCheck: assistant.KB_BOT_CHECK_PROVIDER
         ? {

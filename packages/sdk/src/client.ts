@@ -216,7 +216,7 @@ export function createKbClient(options: KbClientOptions) {
       /** Stored documents, most recently updated first (admin). */
       list: (query: DocumentsQuery = {}, call: CallOptions = {}): Promise<DocumentPage> =>
         unwrap(api.GET('/documents', { params: { query }, ...call })),
-      /** A document with its Markdown and its chunks in order (admin): 404 when there is no such document. */
+      /** A document with its Markdown and its chunks in order (any key, within its namespaces): 404 when there is no such document or it is outside them. */
       get: (id: string, call: CallOptions = {}): Promise<DocumentDetail> => unwrap(api.GET('/documents/{id}', { params: { path: { id } }, ...call })),
       /**
        * Deletes a document and its chunks (admin): 404 when there is no such document, or, with

@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { pagePosition } from '../lists/keyset.ts';
 import type { Logger } from '../logger.ts';
+import { NAMESPACES, type NamespaceScope } from '../namespaces.ts';
 import {
   DocumentsRepository,
   type ChunkRecord,
@@ -49,10 +50,15 @@ function toView(record: DocumentRecord): DocumentView {
   };
 }
 
+function inScope(namespace: string, scope: NamespaceScope): boolean {
+  return scope === null || (scope as readonly string[]).includes(namespace);
+}
+
 const notFound = () => new AppError('NOT_FOUND', 'No such document');
 
 /**
- * Stored documents for administrators: listed, read with their chunks, deleted. FAQ entries made
+ * Stored documents: read by any key within its namespaces (by id, by namespace and slug, or by
+ * URL); listed and deleted by administrators. FAQ entries made
  * from a deleted document are made again on their next request (they remember their sources).
  */
 export class DocumentsService {
@@ -81,10 +87,37 @@ export class DocumentsService {
     return { documents: documents.map(toView), total, take, skip, nextCursor };
   }
 
-  async get(id: string): Promise<DocumentDetailView> {
+  /**
+   * A document with its Markdown and chunks. With a scope, a document outside it is "No such
+   * document" as well: a key learns nothing of the namespaces it may not read.
+   */
+  async get(id: string, scope: NamespaceScope = null): Promise<DocumentDetailView> {
     const found = isUuid(id) ? await this.repository.get(id) : undefined;
-    if (!found) throw notFound();
+    if (!found || !inScope(found.namespace, scope)) throw notFound();
     return { ...toView(found), content: found.content, chunks: found.chunks };
+  }
+
+  /**
+   * A document found by its namespace and slug, or by its canonical URL (the first of the
+   * scope's namespaces that holds it), read as {@link get} reads it.
+   */
+  async find(by: { namespace: string; slug: string } | { url: string }, scope: NamespaceScope = null): Promise<DocumentDetailView> {
+    const namespaces = scope === null ? null : [...scope];
+    const id =
+      'url' in by
+        ? await this.repository.idByUrl(by.url, namespaces)
+        : inScope(by.namespace, scope)
+          ? (await this.repository.findVersion(by.namespace, by.slug))?.id
+          : undefined;
+    if (id === undefined) throw new AppError('NOT_FOUND', 'url' in by ? `No document has the URL ${by.url.slice(0, 300)}` : `No document ${by.slug.slice(0, 300)} in ${by.namespace}`);
+    return this.get(id, scope);
+  }
+
+  /** How many documents each namespace holds (those of the scope, every one without a scope; empty ones too). */
+  async countsByNamespace(scope: NamespaceScope = null): Promise<Array<{ namespace: string; documents: number }>> {
+    const counts = await this.repository.countByNamespace();
+    const names = scope ?? NAMESPACES;
+    return names.map((namespace) => ({ namespace, documents: counts.get(namespace) ?? 0 }));
   }
 
   /**

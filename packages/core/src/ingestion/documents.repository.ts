@@ -131,6 +131,20 @@ export class DocumentsRepository {
     return Number(row.n);
   }
 
+  /** Documents per namespace (namespaces without any are absent). */
+  async countByNamespace(): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('documents').select(['namespace', (eb) => eb.fn.countAll().as('n')]).groupBy('namespace').execute();
+    return new Map(rows.map((row) => [row.namespace, Number(row.n)]));
+  }
+
+  /** The id of a document with this canonical URL, in one of `namespaces` (any, when null). */
+  async idByUrl(url: string, namespaces: readonly string[] | null): Promise<string | undefined> {
+    if (namespaces?.length === 0) return undefined;
+    let query = this.db.selectFrom('documents').select('id').where('url', '=', url);
+    if (namespaces !== null) query = query.where('namespace', 'in', [...namespaces]);
+    return (await query.orderBy('updated_at', 'desc').limit(1).executeTakeFirst())?.id;
+  }
+
   /** Every document's slug by its id. */
   async slugsById(): Promise<Map<string, string>> {
     const rows = await this.db.selectFrom('documents').select(['id', 'slug']).execute();

@@ -286,7 +286,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a document: its Markdown and its chunks in order */
+        /** Read a document: its Markdown and its chunks in order (any key, within the key's namespaces) */
         get: operations["documents-get"];
         put?: never;
         post?: never;
@@ -2471,8 +2471,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such document */
+            403: components["responses"]["KeyForbidden"];
+            /** @description No such document (or one outside the key's namespaces) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2480,7 +2480,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "No such document",
+                     *       "message": "No such document (or one outside the key's namespaces)",
                      *       "code": "NOT_FOUND"
                      *     }
                      */

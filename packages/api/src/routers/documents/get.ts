@@ -1,17 +1,19 @@
 import { z } from 'zod';
-import { procedure } from '../../trpc.ts';
+import { principalOf, procedure } from '../../trpc.ts';
 import { DOCUMENT_EXAMPLE, documentChunkSchema, documentIdInput, documentSchema } from './schemas.ts';
 
 export const getDocument = procedure
   .meta({
-    auth: 'admin',
+    // Any key reads the documents it may search; one outside its namespaces is not found.
+    auth: 'apiKey',
+    publishable: 'read',
     openapi: {
       method: 'GET',
       path: '/documents/{id}',
       tags: ['documents'],
-      summary: 'Read a document: its Markdown and its chunks in order',
+      summary: "Read a document: its Markdown and its chunks in order (any key, within the key's namespaces)",
       protect: true,
-      errorResponses: { 404: 'No such document' },
+      errorResponses: { 404: "No such document (or one outside the key's namespaces)" },
     },
     example: {
       input: { id: '7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48' },
@@ -39,4 +41,4 @@ export const getDocument = procedure
       })
       .meta({ id: 'DocumentDetail' }),
   )
-  .query(({ ctx, input }) => ctx.services.documents.get(input.id));
+  .query(({ ctx, input }) => ctx.services.documents.get(input.id, principalOf(ctx).namespaces));

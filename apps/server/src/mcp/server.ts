@@ -1,0 +1,341 @@
+import { principalOf, type RequestContext } from '@kb/api';
+import { AppError, isAppError, NAMESPACES, type DocumentDetailView } from '@kb/core';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { z } from 'zod';
+
+/** The name agents see; the version is the service's. */
+export const MCP_SERVER_NAME = 'kb';
+/** Characters of a document one fetch_document call returns unless it asks for another amount. */
+export const DEFAULT_PAGE_CHARS = 20_000;
+const MAX_PAGE_CHARS = 100_000;
+const DOCUMENT_URI = 'kb://documents/{id}';
+
+const namespaceSchema = z.enum(NAMESPACES);
+const namespacesInput = z
+  .array(namespaceSchema)
+  .max(4)
+  .optional()
+  .describe('Namespaces to read (the key may be limited to some). Absent or empty: every namespace the key may read.');
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+const searchOutput = z.object({
+  results: z.array(
+    z.object({
+      title: z.string().describe("The document's title"),
+      headingPath: z.string().describe('Heading trail of the passage, title first, joined by " > "'),
+      url: z.string().optional().describe("The document's link, when it has one"),
+      documentId: z.string().describe('Pass to fetch_document to read the whole document'),
+      namespace: z.string(),
+      slug: z.string(),
+      score: z.number().describe('Relevance, 0..1 (higher is better)'),
+      content: z.string().describe('The passage (Markdown)'),
+    }),
+  ),
+  count: z.number().int(),
+});
+
+const documentOutput = z.object({
+  id: z.string(),
+  title: z.string(),
+  namespace: z.string(),
+  slug: z.string(),
+  url: z.string().optional(),
+  content: z.string().describe('Markdown: the whole document, or the page from offset'),
+  offset: z.number().int().describe('Character offset of content in the document'),
+  totalChars: z.number().int().describe("The document's length in characters"),
+  nextOffset: z.number().int().nullable().describe('Pass as offset to read on; null when content reaches the end'),
+});
+
+const askOutput = z.object({
+  answer: z.string().describe('Markdown, citing sources as [1], [2], …'),
+  sources: z.array(
+    z.object({
+      n: z.number().int().describe('The number the answer cites'),
+      title: z.string(),
+      url: z.string().optional(),
+      documentId: z.string(),
+      namespace: z.string(),
+      slug: z.string(),
+    }),
+  ),
+  conversationId: z.string().describe('Pass back to ask a follow-up in the same conversation'),
+  messageId: z.string(),
+  language: z.string(),
+});
+
+const namespacesOutput = z.object({
+  namespaces: z.array(z.object({ namespace: z.string(), documents: z.number().int() })),
+});
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a tool returns: the text an agent reads and the same data, structured. */
+function result(text: string, structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/**
+ * A tool's failure as the agent sees it: the service's own sentence for a refusal (unknown
+ * document, namespace outside the key, invalid input), a plain one for anything else (logged).
+ */
+function failure(ctx: RequestContext, error: unknown): CallToolResult {
+  let text: string;
+  if (isAppError(error)) {
+    text = error.message;
+  } else {
+    ctx.log.error({ err: error }, 'MCP tool failed');
+    text = 'The knowledge base could not complete this call; try again shortly';
+  }
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function guarded<A>(ctx: RequestContext, run: (args: A, extra: Extra) => Promise<CallToolResult>) {
+  return async (args: A, extra: Extra): Promise<CallToolResult> => {
+    try {
+      return await run(args, extra);
+    } catch (error) {
+      return failure(ctx, error);
+    }
+  };
+}
+
+/** A page of a document's Markdown from `offset`, and where the next page starts. */
+export function documentPage(doc: DocumentDetailView, offset: number, maxChars: number) {
+  const total = doc.content.length;
+  if (offset > total) throw new AppError('BAD_REQUEST', `offset ${offset} is past the end of the document (${total} characters)`);
+  let end = Math.min(total, offset + maxChars);
+  // Never split a surrogate pair between two pages.
+  if (end < total && end > offset && /[\uD800-\uDBFF]/.test(doc.content[end - 1]!)) end -= 1;
+  return {
+    id: doc.id,
+    title: doc.title,
+    namespace: doc.namespace,
+    slug: doc.slug,
+    ...(doc.url !== undefined ? { url: doc.url } : {}),
+    content: doc.content.slice(offset, end),
+    offset,
+    totalChars: total,
+    nextOffset: end < total ? end : null,
+  };
+}
+
+/** What the server tells an agent it holds: the setting, else a description made from the namespaces and their documents. */
+export async function serverInstructions(ctx: RequestContext, configured: string | undefined): Promise<string> {
+  if (configured !== undefined) return configured;
+  const counts = await ctx.services.documents.countsByNamespace(principalOf(ctx).namespaces);
+  const total = counts.reduce((sum, c) => sum + c.documents, 0);
+  const held = counts.filter((c) => c.documents > 0).map((c) => `${c.namespace} (${c.documents})`);
+  return [
+    `This is a documentation knowledge base holding ${total} document${total === 1 ? '' : 's'} this key may read${held.length > 0 ? `: ${held.join(', ')}` : ''}.`,
+    'Namespaces: user_docs (product guides), tech_docs (technical documentation), api_endpoints (API reference, one document per operation), wiki (internal wiki pages).',
+    'Use `search` for ranked passages on a topic, then `fetch_document` (with a result\'s documentId) to read a whole page; use `ask` for an answer written from the documents with numbered sources.',
+    'Prefer these documents over your own knowledge for questions about this product, and cite the URLs they give.',
+  ].join('\n');
+}
+
+/**
+ * The MCP server of one request: the knowledge base's tools and document resources, acting for
+ * the request's caller (already admitted: its key, scope and limits checked) through the services.
+ */
+export function createKbMcpServer(ctx: RequestContext, options: { version: string; instructions?: string }): McpServer {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, title: 'Knowledge base', version: options.version },
+    { capabilities: { tools: {}, resources: {}, logging: {} }, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
+  );
+  const principal = principalOf(ctx);
+  const keyId = ctx.caller.kind === 'key' ? ctx.caller.key.id : null;
+
+  server.registerTool(
+    'search',
+    {
+      title: 'Search the documentation',
+      description:
+        'Search the knowledge base for passages relevant to a query. Returns up to topK passages, best first, each with its document title, heading path, URL, documentId and a relevance score. ' +
+        'Use it to find where a topic is documented; call fetch_document with a documentId to read the whole page, or ask for a written answer.',
+      inputSchema: {
+        query: z.string().trim().min(1, 'query must not be empty').max(10_000).describe('What to look for, in natural language or keywords'),
+        namespaces: namespacesInput,
+        topK: z.number().int().min(1).max(20).optional().describe('Most passages to return, 1 to 20 (default 5)'),
+        mode: z
+          .enum(['semantic', 'hybrid'])
+          .optional()
+          .describe('semantic (default): by meaning. hybrid: meaning and exact words together (better for names, error codes, flags)'),
+      },
+      outputSchema: searchOutput.shape,
+      annotations: { title: 'Search the documentation', ...READ_ONLY },
+    },
+    guarded(ctx, async ({ query, namespaces, topK, mode }, extra) => {
+      const requested = namespaces && namespaces.length > 0 ? namespaces : null;
+      const { results, bestSimilarity } = await ctx.services.search.searchScored(
+        { query, namespaces: requested, scope: principal.namespaces, topK: topK ?? 5, mode: mode ?? 'semantic' },
+        extra.signal,
+      );
+      ctx.services.queryLog.record({ kind: 'search', query, namespaces: requested, bestScore: bestSimilarity, apiKeyId: keyId });
+      const items = results.map((r) => ({
+        title: r.documentTitle,
+        headingPath: r.headingPath,
+        ...(r.url !== undefined ? { url: r.url } : {}),
+        documentId: r.documentId,
+        namespace: r.namespace,
+        slug: r.slug,
+        score: Math.round(r.score * 1000) / 1000,
+        content: r.content,
+      }));
+      const text =
+        items.length === 0
+          ? `No passages found for "${query}".`
+          : items
+              .map(
+                (r, i) =>
+                  `${i + 1}. ${r.headingPath} (${r.namespace}, score ${r.score})\n   ${r.url ? `${r.url} · ` : ''}documentId: ${r.documentId}\n\n${r.content.trim()}`,
+              )
+              .join('\n\n---\n\n');
+      return result(text, { results: items, count: items.length });
+    }),
+  );
+
+  server.registerTool(
+    'fetch_document',
+    {
+      title: 'Read a document',
+      description:
+        "Read one document's Markdown with its title and URL. Name it by id (a search result's documentId), by namespace and slug, or by its URL. " +
+        `Long documents come in pages of maxChars characters (default ${DEFAULT_PAGE_CHARS}): when nextOffset is not null, call again with offset = nextOffset to read on.`,
+      inputSchema: {
+        id: z.string().min(1).max(100).optional().describe("The document's id (documentId in search results)"),
+        namespace: namespaceSchema.optional().describe('With slug: the namespace the document is in'),
+        slug: z.string().min(1).max(1000).optional().describe('With namespace: the document\'s slug, such as "guides/install.md"'),
+        url: z.string().min(1).max(4000).optional().describe("The document's canonical URL, as search results and answers give it"),
+        offset: z.number().int().min(0).optional().describe('Character offset to start at (default 0): the nextOffset of the previous page'),
+        maxChars: z.number().int().min(1_000).max(MAX_PAGE_CHARS).optional().describe(`Most characters to return, 1000 to ${MAX_PAGE_CHARS} (default ${DEFAULT_PAGE_CHARS})`),
+      },
+      outputSchema: documentOutput.shape,
+      annotations: { title: 'Read a document', ...READ_ONLY },
+    },
+    guarded(ctx, async ({ id, namespace, slug, url, offset, maxChars }) => {
+      const ways = [id !== undefined, namespace !== undefined || slug !== undefined, url !== undefined].filter(Boolean).length;
+      if (ways !== 1) throw new AppError('BAD_REQUEST', 'Name the document one way: id, or namespace and slug, or url');
+      if ((namespace === undefined) !== (slug === undefined)) throw new AppError('BAD_REQUEST', 'namespace and slug go together: give both');
+      const { documents } = ctx.services;
+      const doc =
+        id !== undefined
+          ? await documents.get(id, principal.namespaces)
+          : url !== undefined
+            ? await documents.find({ url }, principal.namespaces)
+            : await documents.find({ namespace: namespace!, slug: slug! }, principal.namespaces);
+      const page = documentPage(doc, offset ?? 0, maxChars ?? DEFAULT_PAGE_CHARS);
+      const header = `# ${page.title}\n${page.url ? `URL: ${page.url}\n` : ''}namespace: ${page.namespace} · slug: ${page.slug} · id: ${page.id}`;
+      const range = page.nextOffset === null ? (page.offset > 0 ? `characters ${page.offset}-${page.totalChars} of ${page.totalChars} (end)` : '') : `characters ${page.offset}-${page.nextOffset} of ${page.totalChars}; more from offset ${page.nextOffset}`;
+      return result(`${header}${range ? `\n(${range})` : ''}\n\n${page.content}`, page);
+    }),
+  );
+
+  server.registerTool(
+    'ask',
+    {
+      title: 'Ask the documentation',
+      description:
+        'Ask a question and get an answer written from the documentation, citing numbered sources ([1], [2]) with their titles and URLs. ' +
+        'Slower than search (it retrieves, then writes). Pass conversationId from an earlier answer to ask a follow-up.',
+      inputSchema: {
+        question: z.string().trim().min(1, 'question must not be empty').max(10_000).describe('The question, in any language (the answer uses the same)'),
+        namespaces: namespacesInput,
+        conversationId: z.string().min(1).max(100).optional().describe('Continues the conversation of an earlier answer'),
+      },
+      outputSchema: askOutput.shape,
+      annotations: { title: 'Ask the documentation', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    guarded(ctx, async ({ question, namespaces, conversationId }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      let step = 0;
+      const progress = async (message: string) => {
+        if (progressToken === undefined) return;
+        step += 1;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, total: 3, message } });
+      };
+      const prepared = await ctx.services.chat.prepare(
+        {
+          message: question,
+          namespaces: namespaces && namespaces.length > 0 ? namespaces : null,
+          ...(conversationId !== undefined ? { conversationId } : {}),
+          retrieval: 'standard',
+        },
+        principal,
+        ctx.log,
+      );
+      await progress('Searching the documentation');
+      let answer = '';
+      let sources: Array<{ title: string; url?: string; documentId: string; namespace: string; slug: string }> = [];
+      for await (const event of prepared.events(extra.signal)) {
+        if (event.type === 'meta') {
+          sources = event.sources.map((s) => ({
+            title: s.title,
+            ...(s.url !== undefined ? { url: s.anchor !== undefined ? `${s.url}#${s.anchor}` : s.url } : {}),
+            documentId: s.documentId,
+            namespace: s.namespace,
+            slug: s.slug,
+          }));
+          await progress(`Writing the answer from ${sources.length} source${sources.length === 1 ? '' : 's'}`);
+        } else if (event.type === 'chunk') {
+          answer += event.text;
+        } else {
+          throw event.error;
+        }
+      }
+      extra.signal.throwIfAborted();
+      await progress('Done');
+      const numbered = sources.map((s, i) => ({ n: i + 1, ...s }));
+      const list = numbered.map((s) => `[${s.n}] ${s.title}${s.url ? ` — ${s.url}` : ''} (documentId: ${s.documentId})`).join('\n');
+      return result(`${answer.trim()}${list ? `\n\nSources:\n${list}` : ''}`, {
+        answer,
+        sources: numbered,
+        conversationId: prepared.conversationId,
+        messageId: prepared.messageId,
+        language: prepared.language,
+      });
+    }),
+  );
+
+  server.registerTool(
+    'list_namespaces',
+    {
+      title: 'List namespaces',
+      description: 'The namespaces (groups of documents) this key may read, with how many documents each holds. Pass names to search or ask to narrow them.',
+      inputSchema: {},
+      outputSchema: namespacesOutput.shape,
+      annotations: { title: 'List namespaces', ...READ_ONLY },
+    },
+    guarded(ctx, async () => {
+      const namespaces = await ctx.services.documents.countsByNamespace(principal.namespaces);
+      return result(namespaces.map((n) => `${n.namespace}: ${n.documents} document${n.documents === 1 ? '' : 's'}`).join('\n'), { namespaces });
+    }),
+  );
+
+  // Documents as resources, for clients that attach them; listing every document stays admin.
+  server.registerResource(
+    'document',
+    new ResourceTemplate(DOCUMENT_URI, { list: undefined }),
+    { title: 'A document', description: "A document's Markdown, by id (a search result's documentId)", mimeType: 'text/markdown' },
+    async (uri, variables) => {
+      const id = String(variables.id ?? '');
+      let doc: DocumentDetailView;
+      try {
+        doc = await ctx.services.documents.get(decodeURIComponent(id), principal.namespaces);
+      } catch (error) {
+        if (isAppError(error) && error.code === 'NOT_FOUND') throw new McpError(-32002, `No document ${id.slice(0, 100)}`, { uri: uri.href });
+        if (isAppError(error)) throw new McpError(ErrorCode.InvalidParams, error.message);
+        ctx.log.error({ err: error }, 'MCP resource read failed');
+        throw new McpError(ErrorCode.InternalError, 'The document could not be read; try again shortly');
+      }
+      return {
+        contents: [{ uri: uri.href, mimeType: 'text/markdown', text: doc.content, _meta: { title: doc.title, ...(doc.url !== undefined ? { url: doc.url } : {}) } }],
+      };
+    },
+  );
+
+  return server;
+}

