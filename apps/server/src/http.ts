@@ -14,8 +14,8 @@ import { handleChatRoute } from './chat-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { createHomeRoutes } from './home-route.ts';
-import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
-import { bodyLimit, findRoute, operationIndex, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
+import { describeInvalidInput, errorBody, sendError, sendJson } from './http-errors.ts';
+import { bodyLimit, findRoute, operationIndex, routeTemplate, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
 import { createWidgetRoutes } from './widget-route.ts';
 
@@ -43,7 +43,7 @@ function decodeUnreserved(path: string): string {
 
 /** An error in tRPC's envelope, for failures found before the tRPC adapter runs. */
 function sendTrpcError(res: ServerResponse, code: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE', message: string): void {
-  const body = JSON.stringify({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code] } });
+  const body = JSON.stringify({ error: errorBody(res, { message, code: TRPC_ERROR_CODES_BY_KEY[code] }) });
   res.writeHead(code === 'BAD_REQUEST' ? 400 : 413, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -61,6 +61,12 @@ async function withinTimeout<T>(promise: Promise<T>, ms: number, message: string
   }
 }
 
+/** The client's X-Request-Id when well formed (1-128 of letters, digits, _ . : -), else a new UUID. */
+function incomingRequestId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+}
+
 interface RequestMeta {
   requestId: string;
   log: Logger;
@@ -68,6 +74,10 @@ interface RequestMeta {
   secure: boolean;
   /** This server's origin as the client reached it. */
   selfOrigin: string;
+  /** The path the client asked for (adapters rewrite req.url). */
+  path: string;
+  /** The route that answered, as a template (`/api/v1/keys/{id}`); logs and metrics use it. */
+  route: string;
 }
 
 type KbRequest = RouteRequestMessage & { [requestMeta]?: RequestMeta };
@@ -295,6 +305,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       prefix: `${API_BASE_PATH}/`,
       matches: operations.matches,
       query: operations.queryParameters,
+      template: operations.template,
       body: 'json',
       handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname),
     },
@@ -315,28 +326,40 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     if (browserPath) {
       const origin = req.headers.origin;
       const self = req[requestMeta]!.selfOrigin;
-      if (req.method === 'OPTIONS') return cors.preflight(res, browserPath, origin, self);
+      if (req.method === 'OPTIONS') {
+        req[requestMeta]!.route = 'preflight';
+        return cors.preflight(res, browserPath, origin, self);
+      }
       res.setHeader('Vary', 'Origin');
       if (origin !== undefined && (await cors.allows(browserPath, origin, self))) Cors.allow(res, origin);
     }
     const route = findRoute(routes, req.method ?? 'GET', pathname);
     if (!route) return sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
+    req[requestMeta]!.route = routeTemplate(route, req.method ?? 'GET', pathname);
     await serveRoute(route, { req, res, url, pathname }, routeHost);
   }
 
   const server = createServer((req: KbRequest, res) => {
     const started = process.hrtime.bigint();
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = incomingRequestId(req);
     const log = logger.child({ reqId: requestId });
     const secure =
       (req.socket as { encrypted?: boolean }).encrypted === true ||
       (config.server.trustProxy && req.headers['x-forwarded-proto'] === 'https');
-    req[requestMeta] = { requestId, log, ip: clientAddress(req, config.server.trustProxy), secure, selfOrigin: selfOrigin(req, secure, config.server.trustProxy) };
+    const meta: RequestMeta = {
+      requestId,
+      log,
+      ip: clientAddress(req, config.server.trustProxy),
+      secure,
+      selfOrigin: selfOrigin(req, secure, config.server.trustProxy),
+      path: (req.url ?? '/').split('?')[0]!,
+      route: 'unmatched',
+    };
+    req[requestMeta] = meta;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      log.info({ method: req.method, path: meta.path, route: meta.route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     handle(req, res).catch((error: unknown) => {
       if (isAppError(error)) {
@@ -347,7 +370,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       }
       if (req.destroyed && !req.complete) {
         // The client closed the connection before its request was read: nobody to answer.
-        log.info({ method: req.method, path: req.url?.split('?')[0] }, 'client closed the connection before sending its whole request');
+        log.info({ method: req.method, path: meta.path, route: meta.route }, 'client closed the connection before sending its whole request');
         res.destroy();
         return;
       }
@@ -375,7 +398,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   // An Expect header other than 100-continue: Node would answer an empty 417. It is a bad request
   // like any other (RFC 9110 allows, not requires, 417), in the one error body and status map.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    res.setHeader('X-Request-Id', randomUUID());
+    res.setHeader('X-Request-Id', incomingRequestId(req));
     res.setHeader('Connection', 'close');
     sendError(res, 'BAD_REQUEST', `Unsupported Expect header ${JSON.stringify(String(req.headers.expect).slice(0, 100))}: only 100-continue is supported`);
   });
@@ -389,9 +412,14 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // Headers over Node's limit are a bad request too (as nginx answers them): 400, the status the
     // document declares for every operation, rather than a 431 it does not.
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${maxHeaderSize} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
+    const requestId = randomUUID();
+    const body = JSON.stringify({
+      message: tooLarge ? `Request headers too large: at most ${maxHeaderSize} bytes` : 'Malformed HTTP request',
+      code: 'BAD_REQUEST',
+      requestId,
+    });
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 

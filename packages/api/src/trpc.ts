@@ -71,11 +71,11 @@ const t = initTRPC
   .context<RequestContext>()
   .meta<Meta>()
   .create({
-    errorFormatter({ shape, error }) {
-      // One body everywhere: { message, code } (REST adds `issues` for invalid input).
-      // Internal failures never describe themselves to the caller; the log has the cause.
+    errorFormatter({ shape, error, ctx }) {
+      // One body everywhere: { message, code, requestId } (REST adds `issues` for invalid input).
+      // Internal failures never describe themselves to the caller; the log has the cause, found by the request id.
       const message = error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal server error' : shape.message;
-      return { message, code: shape.code };
+      return { message, code: shape.code, ...(ctx?.requestId ? { requestId: ctx.requestId } : {}) };
     },
   });
 

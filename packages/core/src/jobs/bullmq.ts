@@ -9,12 +9,16 @@ import type { Logger } from '../logger.ts';
 import type { JobType } from './catalog.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { JobsRepository } from './jobs.repository.ts';
-import { JOB_ATTEMPTS, JOB_BACKOFF_MS, ShutdownError, type JobQueue } from './queue.ts';
+import { JOB_ATTEMPTS, JOB_BACKOFF_MS, retryDelayMs, ShutdownError, type JobQueue } from './queue.ts';
 
 export const JOB_QUEUE_NAME = 'kb-jobs';
 
 export interface QueueEntryData {
   jobId: string;
+  /** The request that started the job, for its log lines. */
+  requestId?: string;
+  /** The trace context of that request (W3C traceparent/tracestate), when tracing is on. */
+  trace?: Record<string, string>;
 }
 
 export interface BullConnection {
@@ -62,10 +66,10 @@ export class BullJobQueue implements JobQueue {
     this.queue.on('error', () => undefined);
   }
 
-  async enqueue(job: { id: string; type: JobType }): Promise<void> {
+  async enqueue(job: { id: string; type: JobType; requestId?: string | undefined }): Promise<void> {
     await this.queue.add(
       job.type,
-      { jobId: job.id },
+      { jobId: job.id, ...(job.requestId === undefined ? {} : { requestId: job.requestId }) },
       {
         jobId: job.id,
         attempts: this.attempts,
@@ -156,8 +160,17 @@ export class JobWorker {
     const abort = () => controller.abort(new ShutdownError());
     signal?.addEventListener('abort', abort, { once: true });
     try {
-      const finalAttempt = entry.attemptsMade + 1 >= (entry.opts.attempts ?? this.attempts);
-      const outcome = await this.runner.run(jobId, { signal: controller.signal, finalAttempt });
+      const maxAttempts = entry.opts.attempts ?? this.attempts;
+      const backoff = entry.opts.backoff;
+      const backoffMs = typeof backoff === 'number' ? backoff : (backoff?.delay ?? this.options.backoffMs ?? JOB_BACKOFF_MS);
+      const requestId = typeof entry.data?.requestId === 'string' ? entry.data.requestId : undefined;
+      const outcome = await this.runner.run(jobId, {
+        signal: controller.signal,
+        finalAttempt: entry.attemptsMade + 1 >= maxAttempts,
+        maxAttempts,
+        retryDelayMs: retryDelayMs(backoffMs, entry.attemptsMade + 1),
+        requestId,
+      });
       if (outcome.kind === 'retry') throw new Error(outcome.error);
       if (outcome.kind === 'handed-back') {
         await entry.moveToWait(token);

@@ -11,6 +11,21 @@ export interface JobContext<T extends JobType> {
   logger: Logger;
   /** Reports progress; stored at most every PROGRESS_INTERVAL_MS (the final figures always are). */
   progress(progress: JobProgress): void;
+  /** Records a failure the attempt goes on after (an upstream request it retries), for the job list. */
+  noteError(message: string): void;
+}
+
+/** How a queue delivers one attempt of a job. */
+export interface RunOptions {
+  signal: AbortSignal;
+  /** No further attempt follows this one: a transient failure fails the job. */
+  finalAttempt: boolean;
+  /** Attempts the queue gives the job, for the job list. */
+  maxAttempts?: number;
+  /** The wait before the next attempt if this one fails transiently, for the job list. */
+  retryDelayMs?: number;
+  /** The id of the request that started the job: its log lines carry it. */
+  requestId?: string | undefined;
 }
 
 /**
@@ -57,7 +72,7 @@ export class JobRunner {
     this.secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
   }
 
-  async run(jobId: string, options: { signal: AbortSignal; finalAttempt: boolean }): Promise<JobOutcome> {
+  async run(jobId: string, options: RunOptions): Promise<JobOutcome> {
     const { signal, finalAttempt } = options;
     const existing = await this.jobs.get(jobId);
     if (!existing || existing.status === 'done' || existing.status === 'failed') {
@@ -80,10 +95,16 @@ export class JobRunner {
       return { kind: 'failed', error: message };
     }
     if (signal.aborted) return { kind: 'handed-back' };
-    const job = await this.jobs.start(jobId);
+    const job = await this.jobs.start(jobId, options.maxAttempts);
     if (!job) return { kind: 'ignored' };
 
-    const log = this.logger.child({ jobId, jobType: type, attempt: job.attempts });
+    const log = this.logger.child({
+      jobId,
+      jobType: type,
+      attempt: job.attempts,
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+      ...(options.requestId === undefined ? {} : { reqId: options.requestId }),
+    });
     log.info({ payload }, 'job started');
     const reporter = new ProgressReporter(this.jobs, jobId, log, { ...EMPTY_PROGRESS, ...job.progress });
     const started = performance.now();
@@ -94,6 +115,9 @@ export class JobRunner {
         signal,
         logger: log,
         progress: (p) => reporter.report(p),
+        noteError: (message) => {
+          this.jobs.noteError(jobId, this.describe(new Error(message))).catch((error: unknown) => log.warn({ err: error }, 'could not store job error'));
+        },
       });
       await reporter.settle();
       await this.jobs.finish(jobId, progress);
@@ -108,8 +132,9 @@ export class JobRunner {
       }
       const message = this.describe(error);
       if (isTransientError(error) && !finalAttempt) {
-        await this.jobs.requeue(jobId, reporter.latest);
-        log.warn({ err: error }, 'job attempt failed; it will be retried');
+        const nextAttemptAt = new Date(Date.now() + (options.retryDelayMs ?? 0));
+        await this.jobs.requeue(jobId, reporter.latest, { error: message, at: nextAttemptAt });
+        log.warn({ err: error, nextAttemptAt: nextAttemptAt.toISOString() }, 'job attempt failed; it will be retried');
         return { kind: 'retry', error: message };
       }
       await this.jobs.fail(jobId, message, reporter.latest);

@@ -78,6 +78,7 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
     email: options.settings.email!,
     apiToken: options.settings.apiToken!,
     logger,
+    onRetry: (message) => context.noteError(message),
     ...options.client,
   });
 

@@ -7,6 +7,7 @@ import { faqSourcesMigration } from './20261124T0000_faq_sources.ts';
 import { documentRecordsMigration } from './20261125T0000_document_records.ts';
 import { queryLogMigration } from './20261125T0100_query_log.ts';
 import { keyKindsAndFeedbackMigration } from './20261127T0900_key_kinds_and_feedback.ts';
+import { jobRetriesMigration } from './20261127T1300_job_retries.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -28,6 +29,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261125T0000_document_records': documentRecordsMigration,
         '20261125T0100_query_log': queryLogMigration,
         '20261127T0900_key_kinds_and_feedback': keyKindsAndFeedbackMigration,
+        '20261127T1300_job_retries': jobRetriesMigration,
       };
     },
   };
