@@ -5,12 +5,15 @@ import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, type Logger } from '
 import type { Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
+import { startMetricsServer, type MetricsServer } from './metrics-endpoint.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningService {
   url: string;
   port: number;
   services: Services;
+  /** The port of /metrics when it has one of its own (KB_METRICS_PORT). */
+  metricsPort?: number;
   /** Stops taking requests, lets running ones finish (up to graceMs), then releases everything. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -86,6 +89,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
       resolve();
     });
   });
+  let metricsServer: MetricsServer | undefined;
+  const metricsSettings = config.telemetry.metrics;
+  if (services.metrics && metricsSettings.port !== undefined) {
+    metricsServer = await startMetricsServer(services.metrics, { port: metricsSettings.port, host: metricsSettings.host, token: metricsSettings.token }, logger);
+  }
   await services.start();
   if (options.onFirstAdminKey) {
     const first = await services.keys.issueFirstAdminKey();
@@ -119,6 +127,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     services,
+    ...(metricsServer ? { metricsPort: metricsServer.port } : {}),
     stop(graceMs = 10_000) {
       stopping ??= (async () => {
         app.beginShutdown();
@@ -127,6 +136,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(timer);
+        await metricsServer?.close();
         await services.stop();
         if (redis) await redis.quit().catch(() => redis?.disconnect());
         await store.close();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
+import { isAppError, metrics, SERVICE_VERSION, type Logger } from '@kb/core';
 import { adminDir as builtAdminDir } from '@kb/admin';
 import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -14,6 +14,7 @@ import { handleChatRoute } from './chat-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { createHomeRoutes } from './home-route.ts';
+import { serveMetrics } from './metrics-endpoint.ts';
 import { describeInvalidInput, errorBody, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, operationIndex, routeTemplate, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
@@ -311,6 +312,11 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     },
     { prefix: '/trpc/', body: 'none', handle: ({ req, res, url }) => handleTrpc(req, res, url) },
   ];
+  // Prometheus metrics on this port, behind their token, unless they have a port of their own.
+  const processMetrics = services.metrics;
+  if (processMetrics && config.telemetry.metrics.port === undefined) {
+    routes.unshift({ methods: ['GET'], path: '/metrics', body: 'none', handle: ({ req, res }) => serveMetrics(req, res, processMetrics, config.telemetry.metrics.token) });
+  }
 
   const routeHost: RouteHost = {
     maxJsonBytes: config.limits.maxBodyBytes,
@@ -357,6 +363,12 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     };
     req[requestMeta] = meta;
     res.setHeader('X-Request-Id', requestId);
+    metrics.httpInFlight(1);
+    res.once('close', () => {
+      metrics.httpInFlight(-1);
+      // A response the client left before its end (a chat stream it stopped reading) counts as 499, as nginx logs it.
+      metrics.httpRequest(meta.route, req.method ?? 'GET', res.writableFinished ? res.statusCode : 499, Number(process.hrtime.bigint() - started) / 1e9);
+    });
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ method: req.method, path: meta.path, route: meta.route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');

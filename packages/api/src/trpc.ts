@@ -4,6 +4,7 @@ import {
   AppError,
   isAppError,
   keyPrincipal,
+  metrics,
   RateLimiterUnavailableError,
   rateLimitHeaders,
   SESSION_COOKIE,
@@ -194,6 +195,7 @@ async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { k
   ]);
   Object.assign(ctx.responseHeaders, rateLimitHeaders(decision));
   if (!decision.allowed) {
+    metrics.rateLimited(decision.windowSeconds === 60 ? 'per-minute' : 'per-day');
     throw new AppError('TOO_MANY_REQUESTS', `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.retryAfterSeconds} s`, {
       headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 1) },
     });

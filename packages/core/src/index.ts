@@ -69,3 +69,4 @@ export { documentUrl } from './ingestion/ingestion.service.ts';
 export { DEFAULT_GAPS_PAGE, MAX_GAPS_PAGE, normalizeQuery, QueryLog } from './insights/query-log.ts';
 export type { GapView } from './insights/query-log.ts';
 export { QueryLogRepository } from './insights/query-log.repository.ts';
+export * from './telemetry/index.ts';

@@ -73,8 +73,16 @@ const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
  * ask it how to pass vectors, how to run a vector search and how large to make their writes, and
  * never which engine it is.
  */
+/** What a store tells the metrics: its connection pools (PostgreSQL), its vacuum runs (embedded). */
+export interface StoreStats {
+  pool?: { total: number; idle: number; waiting: number };
+  vacuumRuns?: number;
+}
+
 export interface Database {
   readonly db: Kysely<DB>;
+  /** Read at each metrics scrape. */
+  stats?(): StoreStats;
   /** A human-readable description for logs: never includes credentials. */
   readonly description: string;
   /**
@@ -177,14 +185,17 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
       pool.on('error', () => undefined);
       return pool;
     };
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: newPool(poolSize, VECTOR_SEARCH_SETTINGS) }) });
+    const pools = [newPool(poolSize, VECTOR_SEARCH_SETTINGS), newPool(Math.max(2, Math.ceil(poolSize / 2)), { ...VECTOR_SEARCH_SETTINGS, enable_seqscan: 'off' })] as const;
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pools[0] }) });
     // Nearest-neighbour queries (withVectorSearch): connections that start with sequential scans off.
-    const vectorDb = new Kysely<DB>({
-      dialect: new PostgresDialect({ pool: newPool(Math.max(2, Math.ceil(poolSize / 2)), { ...VECTOR_SEARCH_SETTINGS, enable_seqscan: 'off' }) }),
-    });
-    return wrap(db, vectorDb, 'postgres', describeUrl(storage.databaseUrl), embeddingDimension, async () => {
+    const vectorDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pools[1] }) });
+    const database = wrap(db, vectorDb, 'postgres', describeUrl(storage.databaseUrl), embeddingDimension, async () => {
       await Promise.all([db.destroy(), vectorDb.destroy()]);
     }, options.bulkLoadMinChunks);
+    const stats = (): StoreStats => ({
+      pool: pools.reduce((sum, p) => ({ total: sum.total + p.totalCount, idle: sum.idle + p.idleCount, waiting: sum.waiting + p.waitingCount }), { total: 0, idle: 0, waiting: 0 }),
+    });
+    return Object.assign(database, { stats });
   }
 
   let lock: StoreLock | undefined;
@@ -218,7 +229,8 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
     await queryable.close();
     lock?.release();
   }, options.bulkLoadMinChunks);
-  return pglite ? Object.assign(database, { pglite }) : database;
+  const stats = (): StoreStats => ({ vacuumRuns: vacuum.runs });
+  return pglite ? Object.assign(database, { pglite, stats }) : Object.assign(database, { stats });
 }
 
 function wrap(

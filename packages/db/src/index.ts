@@ -1,5 +1,5 @@
 export { createDatabase, DEFAULT_EMBEDDING_DIMENSION, MigrationError } from './database.ts';
-export type { Database, DatabaseOptions, StorageOptions } from './database.ts';
+export type { Database, DatabaseOptions, StorageOptions, StoreStats } from './database.ts';
 export type { DB, JobProgress, JobStatus } from './schema.ts';
 export type { StoredSource } from './tables/conversations.ts';
 export type { FaqCacheSource } from './tables/faq-cache.ts';

@@ -8,6 +8,7 @@ import {
   wellFormedText,
   type SplitDocument,
 } from '@kb/content';
+import { metrics } from '../telemetry/metrics.ts';
 import type { BulkLoad, Database } from '@kb/db';
 import { LocalEmbedder } from '../embeddings/local.ts';
 import type { Embedder } from '../embeddings/types.ts';
@@ -191,8 +192,11 @@ export class IngestionService {
     });
   }
 
-  /** Runs the pipeline on one document; `scope` is the caller's (a namespace outside it is refused). */
-  async ingest(raw: IngestDocumentInput, signal?: AbortSignal, scope: NamespaceScope = null): Promise<IngestResult> {
+  /**
+   * Runs the pipeline on one document; `scope` is the caller's (a namespace outside it is
+   * refused); `method` names the way it came in, for metrics (markdown, url, ...).
+   */
+  async ingest(raw: IngestDocumentInput, signal?: AbortSignal, scope: NamespaceScope = null, method = 'markdown'): Promise<IngestResult> {
     assertInScope(raw.namespace, scope);
     const input = wellFormedInput(raw);
     const slug = input.slug ?? input.title;
@@ -202,9 +206,17 @@ export class IngestionService {
     const existing = await this.documents.findVersion(input.namespace, slug);
     if (existing?.content_hash === hash) {
       if (input.folder !== undefined && existing.folder !== input.folder) await this.documents.setFolder([existing.id], input.folder);
+      metrics.ingested(method, 'skipped', 0);
       return { documentId: existing.id, skipped: true, chunks: 0 };
     }
-    return this.process(input, slug, hash, signal);
+    try {
+      const result = await this.process(input, slug, hash, signal);
+      metrics.ingested(method, result.skipped ? 'skipped' : existing ? 'updated' : 'created', result.chunks);
+      return result;
+    } catch (error) {
+      if (!signal?.aborted) metrics.ingested(method, 'failed', 0);
+      throw error;
+    }
   }
 
   /**
@@ -217,7 +229,7 @@ export class IngestionService {
   async ingestMany(
     raw: readonly BulkDocumentInput[],
     signal?: AbortSignal,
-    options: { load?: BulkLoad } = {},
+    options: { load?: BulkLoad; method?: string } = {},
   ): Promise<Array<IngestResult | Error>> {
     const inputs = raw.map(wellFormedInput);
     // 1. The hash check of the whole batch: one query per namespace.
@@ -235,6 +247,16 @@ export class IngestionService {
       // Bounded transactions leave other requests their turn in between.
       if (Number.isFinite(budget)) await new Promise((resolve) => setImmediate(resolve));
       await this.writeGroup(group, results);
+    }
+    if (metrics.enabled) {
+      const method = options.method ?? 'bulk';
+      results.forEach((result, i) => {
+        if (result === undefined) return;
+        const { input, slug } = prepared[i]!;
+        if (result instanceof Error) metrics.ingested(method, 'failed', 0);
+        else if (result.skipped) metrics.ingested(method, 'skipped', 0);
+        else metrics.ingested(method, known.get(input.namespace)?.has(slug) ? 'updated' : 'created', result.chunks);
+      });
     }
     return results as Array<IngestResult | Error>;
   }

@@ -80,6 +80,18 @@ export class BullJobQueue implements JobQueue {
     );
   }
 
+  /** Entries by state, and how long the oldest waiting one has waited (metrics). */
+  async snapshot(): Promise<{ waiting: number; delayed: number; active: number; oldestWaitingMs: number | null }> {
+    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    const [oldest] = await this.queue.getWaiting(0, 0); // ascending: the oldest first
+    return {
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+      delayed: counts.delayed ?? 0,
+      active: counts.active ?? 0,
+      oldestWaitingMs: oldest ? Math.max(0, Date.now() - oldest.timestamp) : null,
+    };
+  }
+
   /** The BullMQ state of a job's queue entry, or undefined when there is none. */
   async entryState(jobId: string): Promise<{ state: string; failedReason?: string } | undefined> {
     const entry = await this.queue.getJob(jobId);

@@ -58,6 +58,17 @@ export class InProcessJobQueue implements JobQueue {
     return Promise.resolve();
   }
 
+  /** Entries by state, and how long the oldest waiting one has waited (metrics). */
+  snapshot(): { waiting: number; delayed: number; active: number; oldestWaitingMs: number | null } {
+    const oldest = this.waiting.reduce<number | null>((min, e) => (min === null || e.since < min ? e.since : min), null);
+    return {
+      waiting: this.waiting.length,
+      delayed: this.retryTimers.size,
+      active: this.current ? 1 : 0,
+      oldestWaitingMs: oldest === null ? null : Date.now() - oldest,
+    };
+  }
+
   /** Resolves once no job is running or waiting (retries scheduled for later do not count). */
   whenIdle(): Promise<void> {
     if (!this.current && this.waiting.length === 0) return Promise.resolve();

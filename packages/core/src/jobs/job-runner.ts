@@ -1,4 +1,5 @@
 import type { JobProgress } from '@kb/db';
+import { metrics } from '../telemetry/metrics.ts';
 import type { Logger } from '../logger.ts';
 import { InvalidJobPayloadError, isJobType, parseJobPayload, type JobPayload, type JobType } from './catalog.ts';
 import { EMPTY_PROGRESS, type JobsRepository } from './jobs.repository.ts';
@@ -122,12 +123,14 @@ export class JobRunner {
       await reporter.settle();
       await this.jobs.finish(jobId, progress);
       log.info({ progress, ms: Math.round(performance.now() - started) }, 'job done');
+      metrics.jobFinished(type, 'done');
       return { kind: 'done', progress };
     } catch (error) {
       await reporter.settle();
       if (signal.aborted) {
         await this.jobs.requeue(jobId, reporter.latest);
         log.info({ progress: reporter.latest }, 'job handed back at shutdown');
+        metrics.jobFinished(type, 'handed-back');
         return { kind: 'handed-back' };
       }
       const message = this.describe(error);
@@ -135,10 +138,12 @@ export class JobRunner {
         const nextAttemptAt = new Date(Date.now() + (options.retryDelayMs ?? 0));
         await this.jobs.requeue(jobId, reporter.latest, { error: message, at: nextAttemptAt });
         log.warn({ err: error, nextAttemptAt: nextAttemptAt.toISOString() }, 'job attempt failed; it will be retried');
+        metrics.jobFinished(type, 'retry');
         return { kind: 'retry', error: message };
       }
       await this.jobs.fail(jobId, message, reporter.latest);
       log.warn({ err: error, progress: reporter.latest }, 'job failed');
+      metrics.jobFinished(type, 'failed');
       return { kind: 'failed', error: message };
     }
   }

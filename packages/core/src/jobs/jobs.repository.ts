@@ -75,6 +75,16 @@ export class JobsRepository {
       .execute();
   }
 
+  /** How many jobs are in each status (metrics). */
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('ingestion_jobs')
+      .select((eb) => ['status', eb.fn.countAll<string>().as('count')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+  }
+
   /** Jobs not finished yet (pending or running), oldest first. */
   listUnfinished(): Promise<JobRecord[]> {
     return this.db
