@@ -70,6 +70,11 @@ export interface StartOptions {
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger({ level: config.server.logLevel });
+  const metricsSettings = config.telemetry.metrics;
+  // On the API's port, /metrics is for Prometheus alone: a token, or a port of its own.
+  if (metricsSettings.enabled && metricsSettings.token === undefined && metricsSettings.port === undefined) {
+    throw new StartupError('KB_METRICS needs KB_METRICS_TOKEN (metrics served on the API port) or KB_METRICS_PORT (a port of their own)');
+  }
   const store = await openStore(config, { logger, database: options.database });
   const { database, embedder } = store;
   let redis: Redis | null = null;
@@ -90,7 +95,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
   });
   let metricsServer: MetricsServer | undefined;
-  const metricsSettings = config.telemetry.metrics;
   if (services.metrics && metricsSettings.port !== undefined) {
     metricsServer = await startMetricsServer(services.metrics, { port: metricsSettings.port, host: metricsSettings.host, token: metricsSettings.token }, logger);
   }

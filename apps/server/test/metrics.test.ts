@@ -288,6 +288,6 @@ describe('metrics off (the default)', () => {
     } finally {
       await service.close();
     }
-    await expect(startTestService('pglite', { env: { KB_METRICS: 'true' } })).rejects.toThrow(/KB_METRICS: needs KB_METRICS_TOKEN/);
+    await expect(startTestService('pglite', { env: { KB_METRICS: 'true' } })).rejects.toThrow(/KB_METRICS needs KB_METRICS_TOKEN/);
   });
 });

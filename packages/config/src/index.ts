@@ -219,12 +219,6 @@ const telemetrySchema = z
     OTEL_EXPORTER_OTLP_HEADERS: optionalString,
     OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().default('kb')),
     OTEL_SDK_DISABLED: boolFlag(false),
-  })
-  .superRefine((value, ctx) => {
-    // On the API's port, /metrics is for Prometheus alone: a token, or a port of its own.
-    if (value.KB_METRICS && value.KB_METRICS_TOKEN === undefined && value.KB_METRICS_PORT === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['KB_METRICS'], message: 'needs KB_METRICS_TOKEN (served on the API port) or KB_METRICS_PORT (a port of its own)' });
-    }
   });
 
 const schemas = {
