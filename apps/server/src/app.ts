@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
 import { warmUpWorkerPool } from '@kb/content';
-import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, type Logger } from '@kb/core';
+import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, useTracing, type Logger } from '@kb/core';
 import type { Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
@@ -75,6 +75,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   if (metricsSettings.enabled && metricsSettings.token === undefined && metricsSettings.port === undefined) {
     throw new StartupError('KB_METRICS needs KB_METRICS_TOKEN (metrics served on the API port) or KB_METRICS_PORT (a port of their own)');
   }
+  // Spans are made when an OTLP endpoint is set (the entry point installed the SDK for it).
+  useTracing(config.telemetry.tracing !== null);
   const store = await openStore(config, { logger, database: options.database });
   const { database, embedder } = store;
   let redis: Redis | null = null;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { isAppError, metrics, SERVICE_VERSION, type Logger } from '@kb/core';
+import { isAppError, metrics, SERVICE_VERSION, withSpan, type Logger } from '@kb/core';
 import { adminDir as builtAdminDir } from '@kb/admin';
 import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -15,6 +15,7 @@ import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { createHomeRoutes } from './home-route.ts';
 import { serveMetrics } from './metrics-endpoint.ts';
+import { startRequestSpan } from './request-span.ts';
 import { describeInvalidInput, errorBody, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, operationIndex, routeTemplate, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
@@ -373,7 +374,8 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ method: req.method, path: meta.path, route: meta.route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
-    handle(req, res).catch((error: unknown) => {
+    const span = startRequestSpan(req, res, meta);
+    withSpan(span, () => handle(req, res)).catch((error: unknown) => {
       if (isAppError(error)) {
         if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
         sendError(res, error.code, error.message, error.headers);

@@ -1,5 +1,5 @@
 import type { Config } from '@kb/config';
-import { BullJobQueue, createLogger, JobWorker, openStore, type Logger, type Store } from '@kb/core';
+import { BullJobQueue, createLogger, JobWorker, openStore, useTracing, type Logger, type Store } from '@kb/core';
 import type { Database } from '@kb/db';
 import { StartupError } from './app.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-endpoint.ts';
@@ -31,6 +31,7 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
         'In embedded mode the server runs jobs itself; no worker is needed.',
     );
   }
+  useTracing(config.telemetry.tracing !== null);
   let store: Store | undefined;
   let services: Services | undefined;
   let worker: JobWorker | undefined;

@@ -7,6 +7,7 @@
  * the answer has been passed on: after that a failure ends the answer, because a retry would
  * write it again from the start.
  */
+import { endSpan, inSpan, startSpan } from '../telemetry/tracing.ts';
 import type Anthropic from '@anthropic-ai/sdk';
 import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
@@ -130,14 +131,19 @@ export async function* streamText(
 ): AsyncGenerator<string> {
   const operation = options.operation ?? 'answer';
   const began = performance.now();
+  const span = startSpan(`model anthropic ${operation}`, { 'kb.provider': 'anthropic', 'kb.model': request.model });
   let outcome: 'ok' | 'error' | 'aborted' = 'ok';
+  let failure: unknown;
   try {
     yield* streamAttempts(client, request, options, operation);
   } catch (error) {
     outcome = options.signal?.aborted ? 'aborted' : 'error';
+    failure = error;
     throw error;
   } finally {
     metrics.providerCall('anthropic', operation, outcome, secondsSince(began));
+    span?.setAttribute('kb.outcome', outcome);
+    endSpan(span, outcome === 'error' ? failure : undefined);
   }
 }
 
@@ -207,6 +213,16 @@ export async function completeMessage(
 ): Promise<Message> {
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   const operation = options.operation ?? 'faq';
+  return inSpan(`model anthropic ${operation}`, { 'kb.provider': 'anthropic', 'kb.model': params.model }, () => completeAttempts(client, params, options, policy, operation));
+}
+
+async function completeAttempts(
+  client: Anthropic | Promise<Anthropic>,
+  params: MessageCreateParamsNonStreaming,
+  options: { signal?: AbortSignal; logger?: Logger },
+  policy: RetryPolicy,
+  operation: ProviderOperation,
+): Promise<Message> {
   const began = performance.now();
   for (let attempt = 0; ; attempt++) {
     try {

@@ -3,6 +3,7 @@
  * set, else a local one over the whole sections (BM25 with the corpus's term weights, the
  * query's coverage of the heading trail, and the fused rank of the first retrieval).
  */
+import { inSpan } from '../telemetry/tracing.ts';
 import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import { analyze } from '@kb/content';
 import { VoyageAIClient } from 'voyageai';
@@ -102,7 +103,7 @@ export class VoyageReranker implements Reranker {
     if (candidates.length === 0) return [];
     const began = performance.now();
     try {
-      const response = await this.#client.rerank(
+      const response = await inSpan('rerank voyage', { 'kb.provider': 'voyage', 'kb.model': this.options.model, 'kb.documents': candidates.length }, () => this.#client.rerank(
         {
           query,
           documents: candidates.map((c) => `${c.heading}\n\n${c.text}`.slice(0, MAX_RERANK_CHARS)),
@@ -110,7 +111,7 @@ export class VoyageReranker implements Reranker {
           truncation: true,
         },
         { ...(signal ? { abortSignal: signal } : {}), maxRetries: 0 },
-      );
+      ));
       metrics.providerCall('voyage', 'rerank', 'ok', secondsSince(began));
       if (typeof response.usage?.totalTokens === 'number') metrics.providerTokens('voyage', 'rerank', 'input', response.usage.totalTokens);
       const scores = new Array<number>(candidates.length).fill(0);

@@ -8,6 +8,7 @@
  * `error` event, and the answer written so far is stored marked interrupted, as it is when the
  * caller's signal aborts (the client went away).
  */
+import { inSpan } from '../telemetry/tracing.ts';
 import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.ts';
@@ -147,9 +148,11 @@ export class ChatService {
       }
     };
     try {
-      const retrieval = await this.answers.retriever.retrieve(
-        { message: request.message, history: turn.history, namespaces: request.namespaces ?? null, mode: request.retrieval ?? 'standard' },
-        signal,
+      const retrieval = await inSpan('retrieval', { 'kb.retrieval': request.retrieval ?? 'standard' }, () =>
+        this.answers.retriever.retrieve(
+          { message: request.message, history: turn.history, namespaces: request.namespaces ?? null, mode: request.retrieval ?? 'standard' },
+          signal,
+        ),
       );
       this.queryLog?.record({
         kind: 'chat',

@@ -1,4 +1,5 @@
 import { VoyageAIClient, VoyageAIError, VoyageAITimeoutError, isLocalModel } from 'voyageai';
+import { inSpan } from '../telemetry/tracing.ts';
 import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import type { Embedder, EmbeddingInputType } from './types.ts';
 
@@ -274,7 +275,9 @@ export class VoyageEmbedder implements Embedder {
     if (texts.length === 0) return [];
     const began = performance.now();
     try {
-      const vectors = await this.#embedAll(texts, inputType, signal);
+      const vectors = await inSpan('embedding voyage', { 'kb.provider': 'voyage', 'kb.model': this.model, 'kb.texts': texts.length, 'kb.input_type': inputType }, () =>
+        this.#embedAll(texts, inputType, signal),
+      );
       metrics.providerCall('voyage', 'embed', 'ok', secondsSince(began));
       return vectors;
     } catch (error) {

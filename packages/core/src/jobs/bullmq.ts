@@ -6,6 +6,7 @@
  */
 import { Queue, Worker, WaitingError, type Job } from 'bullmq';
 import type { Logger } from '../logger.ts';
+import { traceCarrier, withTraceCarrier } from '../telemetry/tracing.ts';
 import type { JobType } from './catalog.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { JobsRepository } from './jobs.repository.ts';
@@ -47,6 +48,12 @@ function connection(redisUrl: string, worker: boolean) {
     : { url: redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS };
 }
 
+/** The request's trace context for a queue entry, when tracing is on. */
+function withTrace(): { trace?: Record<string, string> } {
+  const trace = traceCarrier();
+  return trace ? { trace } : {};
+}
+
 /** The producer side, used by the API to hand jobs to workers. */
 export class BullJobQueue implements JobQueue {
   readonly kind = 'bullmq';
@@ -69,7 +76,7 @@ export class BullJobQueue implements JobQueue {
   async enqueue(job: { id: string; type: JobType; requestId?: string | undefined }): Promise<void> {
     await this.queue.add(
       job.type,
-      { jobId: job.id, ...(job.requestId === undefined ? {} : { requestId: job.requestId }) },
+      { jobId: job.id, ...(job.requestId === undefined ? {} : { requestId: job.requestId }), ...withTrace() },
       {
         jobId: job.id,
         attempts: this.attempts,
@@ -176,13 +183,15 @@ export class JobWorker {
       const backoff = entry.opts.backoff;
       const backoffMs = typeof backoff === 'number' ? backoff : (backoff?.delay ?? this.options.backoffMs ?? JOB_BACKOFF_MS);
       const requestId = typeof entry.data?.requestId === 'string' ? entry.data.requestId : undefined;
-      const outcome = await this.runner.run(jobId, {
-        signal: controller.signal,
-        finalAttempt: entry.attemptsMade + 1 >= maxAttempts,
-        maxAttempts,
-        retryDelayMs: retryDelayMs(backoffMs, entry.attemptsMade + 1),
-        requestId,
-      });
+      const outcome = await withTraceCarrier(entry.data?.trace, () =>
+        this.runner.run(jobId, {
+          signal: controller.signal,
+          finalAttempt: entry.attemptsMade + 1 >= maxAttempts,
+          maxAttempts,
+          retryDelayMs: retryDelayMs(backoffMs, entry.attemptsMade + 1),
+          requestId,
+        }),
+      );
       if (outcome.kind === 'retry') throw new Error(outcome.error);
       if (outcome.kind === 'handed-back') {
         await entry.moveToWait(token);

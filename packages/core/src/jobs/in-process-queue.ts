@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.ts';
+import { traceCarrier, withTraceCarrier } from '../telemetry/tracing.ts';
 import type { JobType } from './catalog.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { JobsRepository } from './jobs.repository.ts';
@@ -14,6 +15,8 @@ interface Entry {
   id: string;
   attempt: number;
   requestId?: string | undefined;
+  /** The trace context of the request that started it. */
+  trace?: Record<string, string> | undefined;
   /** When it joined the waiting line (Date.now()). */
   since: number;
 }
@@ -53,7 +56,7 @@ export class InProcessJobQueue implements JobQueue {
 
   enqueue(job: { id: string; type: JobType; requestId?: string | undefined }): Promise<void> {
     if (this.closed) return Promise.reject(new ShutdownError());
-    this.push({ id: job.id, attempt: 1, requestId: job.requestId, since: Date.now() });
+    this.push({ id: job.id, attempt: 1, requestId: job.requestId, trace: traceCarrier(), since: Date.now() });
     this.pump();
     return Promise.resolve();
   }
@@ -110,13 +113,15 @@ export class InProcessJobQueue implements JobQueue {
 
   private async runOne(entry: Entry, signal: AbortSignal): Promise<void> {
     try {
-      const outcome = await this.runner.run(entry.id, {
-        signal,
-        finalAttempt: entry.attempt >= this.attempts,
-        maxAttempts: this.attempts,
-        retryDelayMs: retryDelayMs(this.backoffMs, entry.attempt),
-        requestId: entry.requestId,
-      });
+      const outcome = await withTraceCarrier(entry.trace, () =>
+        this.runner.run(entry.id, {
+          signal,
+          finalAttempt: entry.attempt >= this.attempts,
+          maxAttempts: this.attempts,
+          retryDelayMs: retryDelayMs(this.backoffMs, entry.attempt),
+          requestId: entry.requestId,
+        }),
+      );
       if (outcome.kind === 'retry') this.retryLater({ ...entry, attempt: entry.attempt + 1 });
     } catch (error) {
       // The runner could not record the outcome (the database is unavailable): try again later.

@@ -1,5 +1,6 @@
 import type { JobProgress } from '@kb/db';
 import { metrics } from '../telemetry/metrics.ts';
+import { inSpan } from '../telemetry/tracing.ts';
 import type { Logger } from '../logger.ts';
 import { InvalidJobPayloadError, isJobType, parseJobPayload, type JobPayload, type JobType } from './catalog.ts';
 import { EMPTY_PROGRESS, type JobsRepository } from './jobs.repository.ts';
@@ -73,7 +74,16 @@ export class JobRunner {
     this.secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
   }
 
-  async run(jobId: string, options: RunOptions): Promise<JobOutcome> {
+  /** Runs one attempt of the job, in a span of its own (tracing on) under the request that started it. */
+  run(jobId: string, options: RunOptions): Promise<JobOutcome> {
+    return inSpan('job', { 'kb.job.id': jobId, ...(options.requestId === undefined ? {} : { 'kb.request_id': options.requestId }) }, async (span) => {
+      const outcome = await this.attempt(jobId, options);
+      span?.setAttribute('kb.job.outcome', outcome.kind);
+      return outcome;
+    });
+  }
+
+  private async attempt(jobId: string, options: RunOptions): Promise<JobOutcome> {
     const { signal, finalAttempt } = options;
     const existing = await this.jobs.get(jobId);
     if (!existing || existing.status === 'done' || existing.status === 'failed') {
