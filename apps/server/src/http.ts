@@ -364,12 +364,14 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     };
     req[requestMeta] = meta;
     res.setHeader('X-Request-Id', requestId);
-    metrics.httpInFlight(1);
-    res.once('close', () => {
-      metrics.httpInFlight(-1);
-      // A response the client left before its end (a chat stream it stopped reading) counts as 499, as nginx logs it.
-      metrics.httpRequest(meta.route, req.method ?? 'GET', res.writableFinished ? res.statusCode : 499, Number(process.hrtime.bigint() - started) / 1e9);
-    });
+    if (metrics.enabled) {
+      metrics.httpInFlight(1);
+      res.once('close', () => {
+        metrics.httpInFlight(-1);
+        // A response the client left before its end (a chat stream it stopped reading) counts as 499, as nginx logs it.
+        metrics.httpRequest(meta.route, req.method ?? 'GET', res.writableFinished ? res.statusCode : 499, Number(process.hrtime.bigint() - started) / 1e9);
+      });
+    }
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ method: req.method, path: meta.path, route: meta.route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');

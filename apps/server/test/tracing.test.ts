@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installTracing, type Tracing } from '../src/tracing.ts';
 import { startWorker, type RunningWorker } from '../src/worker.ts';
 import { json, startTestService, type TestService } from './helpers.ts';
-import { testQueuePrefix } from './processes.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createEmptyPostgresDatabase } from '@kb/db/testing';
+import { freePort, run, stopAll, testQueuePrefix, waitFor } from './processes.ts';
 
 const available = await isPostgresAvailable();
 
@@ -98,4 +101,46 @@ describe.runIf(available)('traces: one trace from an HTTP request through the jo
     expect(search).toBeDefined();
     expect(parentOf(search!)).toBe(request.spanContext().spanId);
   });
+});
+
+describe.runIf(available)('traces from `pnpm start`, exported over OTLP/HTTP', () => {
+  it('sends the request span with the PostgreSQL query spans under it (the pg instrumentation patches the client as it loads)', async () => {
+    const bodies: string[] = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        bodies.push(`${req.url} ${body}`);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', () => resolve()));
+    const database = await createEmptyPostgresDatabase();
+    const port = await freePort();
+    const server = run(['apps/server/src/main.ts'], {
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+      OTEL_SERVICE_NAME: 'kb-otlp-test',
+    });
+    try {
+      await waitFor(`http://127.0.0.1:${port}/readyz`, 90_000);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`, { headers: { 'x-request-id': 'otlp-ready-1' } })).status).toBe(200);
+    } finally {
+      // A graceful stop exports the spans still buffered.
+      await stopAll([server]);
+      await database.drop();
+      collector.close();
+    }
+    expect(bodies.length).toBeGreaterThan(0);
+    expect(bodies.every((b) => b.startsWith('/v1/traces '))).toBe(true);
+    const exported = bodies.join('\n');
+    expect(exported).toContain('kb-otlp-test');
+    expect(exported).toContain('otlp-ready-1');
+    expect(exported).toMatch(/"name":"GET \/readyz"/);
+    expect(exported).toMatch(/"name":"pg\.query:SELECT/);
+  }, 120_000);
 });
