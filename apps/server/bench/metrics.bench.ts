@@ -4,7 +4,7 @@
  * rows, the same indexes, the same cache). Requests alternate between the two servers query by
  * query, so a busy moment of the machine falls on both sides. Target: at most 1.03x.
  *
- *   npx tsx bench/metrics.bench.ts [--docs=300] [--requests=400]
+ *   npx tsx bench/metrics.bench.ts [--docs=200] [--requests=400]
  *
  * Both servers run from the TypeScript sources, as `pnpm dev` runs them.
  */
@@ -22,7 +22,7 @@ import questions from './hugo-questions.json' with { type: 'json' };
 
 const { values } = parseArgs({
   options: {
-    docs: { type: 'string', default: '300' },
+    docs: { type: 'string', default: '200' },
     requests: { type: 'string', default: '400' },
     corpus: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus/markdown-docs/hugo-docs') },
   },

@@ -5,6 +5,7 @@ import type { SetupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from './helpers.ts';
 import { parseMetrics, sumOf, valueOf, type Sample } from './metrics-scrape.ts';
+import { MENUS } from './faq-fixtures.ts';
 import { startMockServer } from './msw.ts';
 import { postAndDisconnect, readStream } from './sse.ts';
 
@@ -258,6 +259,33 @@ describe('Prometheus metrics after a known workload (embedded mode)', () => {
     const templated = await scrape();
     expect(valueOf(templated, 'kb_http_requests_total', { route: '/api/v1/keys/{id}', method: 'DELETE', status: '404' })).toBe(1);
   }, 120_000);
+});
+
+describe('FAQ cache metrics (built-in writer)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('pglite', { env: { KB_METRICS: 'true', KB_METRICS_TOKEN: TOKEN } });
+    const key = (await service.createKey({ admin: true })).key;
+    await service.api('/api/v1/ingest/md', { method: 'POST', key, json: { title: 'Menus', slug: 'menus', namespace: 'user_docs', content: MENUS } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('counts misses, generations, joins of a generation under way, and hits', async () => {
+    const scrape = async () => parseMetrics(await (await service.api('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text());
+    const before = await scrape();
+    // Three requests for one new topic at once: one generation, the other two join it.
+    const first = await Promise.all([1, 2, 3].map(() => service.api('/api/v1/faq?q=menus')));
+    expect(first.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect((await service.api('/api/v1/faq?q=menus')).status).toBe(200);
+    const after = await scrape();
+    const moved = (name: string, labels: Record<string, string> = {}) => sumOf(after, name, labels) - sumOf(before, name, labels);
+    expect(moved('kb_faq_cache_total', { result: 'miss' })).toBe(3);
+    expect(moved('kb_faq_singleflight_joins_total')).toBe(2);
+    expect(moved('kb_faq_generations_total', { outcome: 'ok' })).toBe(1);
+    expect(moved('kb_faq_cache_total', { result: 'hit' })).toBe(1);
+  });
 });
 
 describe('metrics on a port of their own', () => {
