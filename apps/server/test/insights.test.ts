@@ -61,6 +61,34 @@ describe.each(kinds)('GET /api/v1/insights/gaps (%s)', (kind) => {
     expect((await json(await gaps('?limit=1'))).gaps).toHaveLength(1);
   });
 
+  it('keeps logging after a query longer than an index entry holds', async () => {
+    // 3 bytes a character: more than a B-tree index entry holds, however it is cut.
+    const long = '語'.repeat(10_000);
+    expect((await service.api('/api/v1/search', { method: 'POST', key: user.key, json: { query: long } })).status).toBe(200);
+    expect((await service.api('/api/v1/search', { method: 'POST', key: user.key, json: { query: 'after the long one' } })).status).toBe(200);
+    const listed = (await json(await gaps('?limit=200'))).gaps.map((g: { query: string }) => g.query);
+    expect(listed).toContain('after the long one');
+    expect(listed).toContain('語'.repeat(500));
+  });
+
+  it('lists a chat question whose answer found nothing first, and a follow-up with the question it stood for', async () => {
+    const chat = async (json: Record<string, unknown>) => {
+      const res = await service.api('/api/v1/chat', { method: 'POST', key: user.key, json: { stream: false, language: 'en', ...json } });
+      expect(res.status).toBe(200);
+      return res.json() as Promise<{ conversationId: string; sources: unknown[] }>;
+    };
+    const first = await chat({ message: 'How do I add a page to a menu?' });
+    expect(first.sources.length).toBeGreaterThan(0);
+    await chat({ message: 'And what about its front matter?', conversationId: first.conversationId });
+    const unanswered = await chat({ message: 'Zorglub frobnicator quux?' });
+    expect(unanswered.sources).toEqual([]);
+    const body = await json(await gaps('?kind=chat'));
+    expect(body.gaps[0]).toMatchObject({ query: 'Zorglub frobnicator quux?', foundNothing: 1 });
+    const followUp = body.gaps.find((g: { query: string }) => g.query === 'And what about its front matter?');
+    expect(followUp.standalone).toMatch(/^And what about its front matter\? .*menu/i);
+    expect(body.gaps.find((g: { query: string }) => g.query === 'How do I add a page to a menu?')).toMatchObject({ foundNothing: 0, standalone: null });
+  });
+
   it('rejects bad parameters with 400 naming them', async () => {
     for (const [query, field] of [
       ['?kind=faq', 'kind'],

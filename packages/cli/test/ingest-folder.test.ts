@@ -120,6 +120,31 @@ describe('kb ingest-folder', () => {
     expect((await cli([sync])).stdout).toMatch(/^[.+]{2}\n2 files: 1 ingested, 1 skipped/);
   }, 240_000);
 
+  it('leaves out files by --include, --exclude and .kbignore; says once when links are only file paths', async () => {
+    const site = join(work, 'site');
+    mkdirSync(join(site, 'content', 'en', '_common'), { recursive: true });
+    mkdirSync(join(site, 'content', 'en', 'templates'), { recursive: true });
+    writeFileSync(join(site, 'README.md'), '# Readme\n');
+    writeFileSync(join(site, 'content', 'en', '_index.md'), '# Home\n');
+    writeFileSync(join(site, 'content', 'en', 'templates', '404.md'), '# 404\n\nA page not found.\n');
+    writeFileSync(join(site, 'content', 'en', 'templates', 'draft.md'), '# Draft\n');
+    writeFileSync(join(site, 'content', 'en', '_common', 'fragment.md'), '# Fragment\n');
+    writeFileSync(join(site, '.kbignore'), '# not pages\n_common/\n');
+    const dry = (args: string[]) => kb(['ingest-folder', site, '--dry-run', ...args]);
+    const chosen = await dry(['--include', 'content/**', '--exclude', '**/draft.md', '--base-url', 'https://gohugo.io/']);
+    expect(chosen.code, chosen.stderr).toBe(0);
+    expect(chosen.stdout).toMatch(/^\+\+\n2 files: 2 parsed/);
+    expect(chosen.stdout).toContain("links: 2 of 2 are --base-url joined with the file's path (https://gohugo.io/content/en/_index.md)");
+    const mapped = await dry(['--base-url', 'https://gohugo.io/', '--strip-prefix', 'content/en', '--url-template', '{dir}/{name}/']);
+    expect(mapped.stdout).toMatch(/^\+{4}\n4 files: 4 parsed/);
+    expect(mapped.stdout).not.toContain('links:');
+    const bad = await dry(['--base-url', 'https://gohugo.io/', '--url-template', '{folder}/']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--url-template knows {dir}, {name} and {path} only');
+    const orphan = await dry(['--url-template', '{dir}/']);
+    expect(orphan.stderr).toContain('give --base-url too');
+  }, 240_000);
+
   it('refuses --prune with --limit, and a --base-url that is not http(s)', async () => {
     const limited = await kb(['ingest-folder', docs, '--prune', '--limit=1']);
     expect(limited.code).toBe(1);

@@ -30,11 +30,12 @@ describe.each(kinds)('the query log (%s)', (kind) => {
     await testDb.database.db.deleteFrom('query_log').execute();
   });
 
-  it('keeps the first 1,000 characters of a long query', async () => {
+  it('keeps the first 500 UTF-16 units of a long query, never half a character', async () => {
     const queryLog = log();
-    queryLog.record({ kind: 'search', query: `${'a'.repeat(999)}bc${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.1, apiKeyId: KEY });
+    queryLog.record({ kind: 'search', query: `${'a'.repeat(499)}bc${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.1, apiKeyId: KEY });
+    queryLog.record({ kind: 'search', query: `${'e'.repeat(499)}😀${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.2, apiKeyId: KEY });
     const { gaps } = await queryLog.gaps({});
-    expect(gaps[0]!.query).toBe(`${'a'.repeat(999)}b`);
+    expect(gaps.map((gap) => gap.query)).toEqual([`${'a'.repeat(499)}b`, 'e'.repeat(499)]);
   });
 
   it('turned off, deletes what it recorded while it was on', async () => {
@@ -69,6 +70,9 @@ describe.each(kinds)('the query log (%s)', (kind) => {
       kinds: ['chat', 'search'],
       firstAskedAt: '2026-11-01T12:00:00.000Z',
       lastAskedAt: '2026-11-01T12:01:00.000Z',
+      thumbsDown: 0,
+      foundNothing: 0,
+      standalone: null,
     });
     expect(gaps[0]).toMatchObject({ count: 1, bestScore: null, meanScore: null, namespaces: [] });
 
@@ -83,6 +87,28 @@ describe.each(kinds)('the query log (%s)', (kind) => {
     // The key's id is kept, never anything else about the caller.
     const rows = await testDb.database.db.selectFrom('query_log').select(['api_key_id', 'kind']).execute();
     expect(new Set(rows.map((r) => r.api_key_id))).toEqual(new Set([KEY, null]));
+  });
+
+  it('lists a question whose answer found nothing first, whatever its score, and a follow-up with the question it stood for', async () => {
+    const queryLog = log();
+    queryLog.record({ kind: 'search', query: 'barely related', namespaces: null, bestScore: 0.05, apiKeyId: KEY });
+    queryLog.record({ kind: 'chat', query: 'Comment créer un menu ?', namespaces: null, bestScore: 0.4, apiKeyId: KEY, answered: false });
+    queryLog.record({ kind: 'chat', query: 'How do I create a menu?', namespaces: null, bestScore: 0.3, apiKeyId: KEY, answered: true });
+    queryLog.record({
+      kind: 'chat',
+      query: 'Does that work on GitHub Pages too?',
+      namespaces: null,
+      bestScore: 0.2,
+      apiKeyId: KEY,
+      answered: true,
+      standalone: 'Does that work on GitHub Pages too? deploy hugo site',
+    });
+    const { gaps } = await queryLog.gaps({});
+    expect(gaps.map((g) => g.query)).toEqual(['Comment créer un menu ?', 'barely related', 'Does that work on GitHub Pages too?', 'How do I create a menu?']);
+    expect(gaps[0]).toMatchObject({ foundNothing: 1, standalone: null });
+    expect(gaps[2]).toMatchObject({ foundNothing: 0, standalone: 'Does that work on GitHub Pages too? deploy hugo site' });
+    // A filter on the score keeps the unanswered question.
+    expect((await queryLog.gaps({ maxScore: 0.1 })).gaps.map((g) => g.query)).toEqual(['Comment créer un menu ?', 'barely related']);
   });
 
   it('keeps entries for the retention period: older ones leave the list and the store', async () => {

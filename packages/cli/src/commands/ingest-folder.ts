@@ -6,23 +6,30 @@ import { createHash } from 'node:crypto';
 import { findFrontMatter, parseFrontMatter, splitDocument, wellFormedText } from '@kb/content';
 import { createLogger, DocumentsService, IngestionService, type IngestDocumentInput } from '@kb/core';
 import { CliError, openStore } from '../store.ts';
+import { aliasUrls, fileFilter, pageUrl, validTemplate, type UrlOrigin } from './folder-urls.ts';
 
 /** Bulk-load when at least 50 documents change and they are a quarter or more of the store. */
 async function shouldBulkLoad(
   service: IngestionService,
   dir: string,
   files: string[],
-  options: { baseUrl?: string; folder?: string },
+  options: DocumentOptions,
 ): Promise<boolean> {
   if (files.length < 50) return false;
   // The documents exactly as the run makes them (a link from --base-url is part of the hash).
-  const docs = await Promise.all(files.map(async (file) => documentFor(dir, file, await readFile(file, 'utf8'), options)));
+  const docs = await Promise.all(
+    files.map(async (file) => {
+      const { urlOrigin: _origin, ...doc } = documentFor(dir, file, await readFile(file, 'utf8'), options);
+      return doc;
+    }),
+  );
   const changed = await service.countChanged(docs);
   const stored = await service.countDocuments();
   return changed >= 50 && changed >= 0.25 * (stored + changed);
 }
 
-export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--prune] [--base-url URL] [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
+export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--prune] [--base-url URL [--strip-prefix DIR] [--url-template T]]
+         [--include GLOB]... [--exclude GLOB]... [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
 
 Ingests every Markdown file (.md, .markdown) under the directory. A file named technical.md goes
 to the tech_docs namespace, every other file to user_docs. The slug is the file's path relative
@@ -32,7 +39,16 @@ Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr
   --dry-run        parse and report, write nothing (with --prune: list what would be deleted)
   --prune          also delete the documents an earlier run over this folder ingested whose
                    files are gone
-  --base-url URL   a document's link: URL joined with the file's path (front matter url wins)
+  --base-url URL   a document's link: URL joined with the file's path (front matter url wins,
+                   site-relative or absolute)
+  --strip-prefix DIR   a leading folder the site does not serve (content/en)
+  --url-template T the page's address under --base-url, from {dir}, {name} (the file name
+                   without extension; empty for index.md and _index.md, which stand for their
+                   folder; front matter slug replaces it) and {path}: e.g. '{dir}/{name}/'
+  --include GLOB   read only files matching a pattern (repeatable; .gitignore syntax, against
+                   the path relative to the directory)
+  --exclude GLOB   leave out files matching a pattern (repeatable); a .kbignore file at the
+                   top of the directory lists more, one pattern a line
   --limit=N        stop after N files (not with --prune)
   --api-url URL    send the documents to a running server instead of the configured store
   --api-key KEY    the API key for --api-url`;
@@ -92,26 +108,46 @@ export function joinUrl(base: string, path: string): string {
   return new URL(path.split('/').map(encodeURIComponent).join('/'), root).toString();
 }
 
+export interface DocumentOptions {
+  baseUrl?: string;
+  stripPrefix?: string;
+  urlTemplate?: string;
+  folder?: string;
+}
+
 /**
  * The document for a file, the same in both modes: text the store cannot hold (NUL, unpaired
  * surrogates) as U+FFFD, the title cut to 1,000 characters, and a path longer than 1,000
- * characters shortened to its start and a hash of the whole. With `baseUrl`, a file whose front
- * matter gives no `url` gets `baseUrl` joined with its path as its link; with `folder`, the
- * document records the folder it came from.
+ * characters shortened to its start and a hash of the whole. With `baseUrl`, the file's link (see
+ * folder-urls.ts; an absolute front matter `url` is left to the pipeline, which reads it) and its
+ * front matter `aliases` as links; with `folder`, the document records the folder it came from.
  */
-export function documentFor(root: string, file: string, content: string, options: { baseUrl?: string; folder?: string } = {}): IngestDocumentInput {
+export function documentFor(root: string, file: string, content: string, options: DocumentOptions = {}): IngestDocumentInput & { urlOrigin?: UrlOrigin } {
   const text = wellFormedText(content);
-  let url: string | undefined;
+  const metadata: Record<string, unknown> = {};
+  let urlOrigin: UrlOrigin | undefined;
   if (options.baseUrl !== undefined) {
     const source = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-    if (parseFrontMatter(findFrontMatter(source))['url'] === undefined) url = joinUrl(options.baseUrl, relativePath(root, file));
+    const front = parseFrontMatter(findFrontMatter(source));
+    const link = pageUrl(relativePath(root, file), front, {
+      baseUrl: options.baseUrl,
+      ...(options.stripPrefix !== undefined ? { stripPrefix: options.stripPrefix } : {}),
+      ...(options.urlTemplate !== undefined ? { template: options.urlTemplate } : {}),
+    });
+    if (link) {
+      urlOrigin = link.origin;
+      if (!(link.origin === 'front-matter' && link.url === String(front['url']).trim())) metadata['url'] = link.url;
+    }
+    const aliases = aliasUrls(front, options.baseUrl);
+    if (aliases.length > 0) metadata['aliases'] = aliases;
   }
   return {
     ...documentKey(root, file),
     title: cut(wellFormedText(titleOf(content, file)), MAX_TITLE_CHARS),
     content: text,
-    ...(url !== undefined ? { metadata: { url } } : {}),
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(options.folder !== undefined ? { folder: options.folder } : {}),
+    ...(urlOrigin !== undefined ? { urlOrigin } : {}),
   };
 }
 
@@ -220,6 +256,10 @@ export async function ingestFolderCommand(
       'dry-run': { type: 'boolean', default: false },
       prune: { type: 'boolean', default: false },
       'base-url': { type: 'string' },
+      'strip-prefix': { type: 'string' },
+      'url-template': { type: 'string' },
+      include: { type: 'string', multiple: true },
+      exclude: { type: 'string', multiple: true },
       limit: { type: 'string' },
       concurrency: { type: 'string' },
       'api-url': { type: 'string' },
@@ -242,17 +282,37 @@ export async function ingestFolderCommand(
   if (baseUrl !== undefined && !(/^https?:\/\//i.test(baseUrl) && URL.canParse(baseUrl))) {
     throw new CliError('--base-url must be an http or https URL');
   }
+  const stripPrefix = values['strip-prefix'];
+  const urlTemplate = values['url-template'];
+  if ((stripPrefix !== undefined || urlTemplate !== undefined) && baseUrl === undefined) {
+    throw new CliError('--strip-prefix and --url-template shape the links of --base-url: give --base-url too');
+  }
+  if (urlTemplate !== undefined && !validTemplate(urlTemplate)) {
+    throw new CliError('--url-template knows {dir}, {name} and {path} only (e.g. "{dir}/{name}/")');
+  }
 
   let files: string[];
   let folder: string;
   try {
     // The folder's identity across runs: its real absolute path.
     folder = await realpath(dir);
-    files = (await listMarkdown(folder)).slice(0, limit);
+    const ignoreFile = await readFile(join(folder, '.kbignore'), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    const wanted = fileFilter({ include: values.include ?? [], exclude: values.exclude ?? [], ...(ignoreFile !== undefined ? { ignoreFile } : {}) });
+    files = (await listMarkdown(folder)).filter((file) => wanted(relativePath(folder, file))).slice(0, limit);
   } catch (error) {
     throw new CliError(`Cannot read ${dir}: ${(error as Error).message}`);
   }
-  const options = { folder, ...(baseUrl !== undefined ? { baseUrl } : {}) };
+  const options: DocumentOptions = {
+    folder,
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(stripPrefix !== undefined ? { stripPrefix } : {}),
+    ...(urlTemplate !== undefined ? { urlTemplate } : {}),
+  };
+  // Links that are only the base URL joined with the file's path: said once in the summary.
+  const pathLinks: string[] = [];
 
   const started = performance.now();
   const counts = { ingested: 0, skipped: 0, failed: 0, chunks: 0, deleted: 0 };
@@ -331,7 +391,9 @@ export async function ingestFolderCommand(
       const docs: Array<{ file: string; doc: IngestDocumentInput }> = [];
       for (const file of batch) {
         try {
-          docs.push({ file, doc: documentFor(folder, file, await readFile(file, 'utf8'), options) });
+          const { urlOrigin, ...doc } = documentFor(folder, file, await readFile(file, 'utf8'), options);
+          if (urlOrigin === 'path') pathLinks.push(String(doc.metadata?.['url']));
+          docs.push({ file, doc });
         } catch (error) {
           record(file, { mark: '!', error: (error as Error).message });
         }
@@ -386,5 +448,11 @@ export async function ingestFolderCommand(
     `${line % 80 === 0 ? '' : '\n'}${files.length} files: ${counts.ingested} ${values['dry-run'] ? 'parsed' : 'ingested'}, ${counts.skipped} skipped, ${counts.failed} failed${pruned}` +
       `${apiUrl ? '' : `, ${counts.chunks} chunks`} in ${seconds.toFixed(1)} s (${rate.toFixed(1)} files/s)${values['dry-run'] ? ' [dry run: nothing written]' : ''}\n`,
   );
+  if (pathLinks.length > 0 && urlTemplate === undefined) {
+    io.out(
+      `links: ${pathLinks.length} of ${files.length} are --base-url joined with the file's path (${pathLinks.sort()[0]}); ` +
+        `if the site serves pages elsewhere, give --url-template (and --strip-prefix), or a url in front matter\n`,
+    );
+  }
   return counts.failed > 0 ? 1 : 0;
 }

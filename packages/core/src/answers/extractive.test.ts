@@ -65,7 +65,8 @@ describe('extractive answers', () => {
   });
 
   it('brings the sentence that introduces a chosen list item, and a table row’s header', () => {
-    expect(answer('How do I turn off live reload?', [SERVER])).toContain('Useful flags include:\n\n- `--disableLiveReload` turns live reload off');
+    // The whole list comes, not only the matching item.
+    expect(answer('How do I turn off live reload?', [SERVER])).toContain('Useful flags include:\n\n- `--buildDrafts` includes drafts\n- `--disableLiveReload` turns live reload off');
     expect(answer('Which flag sets the interface to bind to?', [SERVER])).toContain('| flag | meaning |\n|---|---|\n| `--bind` | interface to bind to |');
   });
 
@@ -78,10 +79,83 @@ describe('extractive answers', () => {
     expect(text).not.toContain('option3 ');
   });
 
-  it('keeps passages in their rank and each in document order', () => {
+  it('writes the passage that bears best on the question first, each in document order', () => {
     const other = passage('Deploy > Netlify', 'Netlify builds the site on every push. The site is served from the Netlify server.');
     const text = answer('Which server serves the site?', [SERVER, other]);
-    expect(text.indexOf('Server › Options')).toBeLessThan(text.indexOf('Deploy › Netlify'));
+    expect(text.indexOf('Deploy › Netlify')).toBeLessThan(text.indexOf('Server › Options'));
+    expect(text).toMatch(/Sources: Deploy; Server\.$/);
+  });
+
+  it('names as sources the passages that bear on the question but were left out for room, after those quoted', () => {
+    const menus = passage('Menus > Define', 'To create a menu, define its entries in your project configuration.');
+    const frontMatter = passage('Front matter > Menus', 'To create a menu entry for a page, define the menu in its front matter.');
+    const unrelated = passage('Deploy > Netlify', 'Netlify builds the site on every push.');
+    const result = extractAnswer({ question: 'How do I create a menu?', query: 'How do I create a menu?', language: 'en', passages: [unrelated, menus, frontMatter] }, { maxSections: 1 });
+    expect(result.quoted.map((p) => p.headingPath)).toEqual(['Menus > Define']);
+    expect(result.passages.map((p) => p.headingPath)).toEqual(['Menus > Define', 'Front matter > Menus']);
+  });
+
+  it('quotes a procedure whole: every step numbered in order, with the code inside the steps', () => {
+    const steps = passage(
+      'Host on GitHub Pages > Procedure',
+      [
+        'Follow these steps to publish your site:',
+        '',
+        '1. Create a repository named after your site.',
+        '1. Push your local repository to GitHub:',
+        '',
+        '   ```sh',
+        '   git push origin main',
+        '   ```',
+        '',
+        '1. Visit the settings page of your repository and choose GitHub Actions as the source.',
+        '',
+        'Wait for the first build to finish.',
+      ].join('\n'),
+    );
+    const text = answer('How do I create a repository for GitHub Pages?', [steps]);
+    expect(text).toContain(
+      'Follow these steps to publish your site:\n\n1. Create a repository named after your site.\n2. Push your local repository to GitHub:\n\n   ```sh\n   git push origin main\n   ```\n\n3. Visit the settings page',
+    );
+  });
+
+  it('writes definition lists as terms with their definitions, and resolves reference links', () => {
+    const content = [
+      'Follow the steps below to enable syntax highlighting.',
+      '',
+      'Step 1',
+      ': Set the `source-highlighter` attribute in your [project configuration][config].',
+      '',
+      'Step 2',
+      ': Generate the highlighter CSS with the [`hugo gen chromastyles`][] command.',
+      '',
+      'See [`Menus`] and [the reference][ref].',
+      '',
+      '[config]: /configuration/',
+      '[`hugo gen chromastyles`]: https://gohugo.io/commands/hugo_gen_chromastyles/',
+      '[ref]: https://example.com/ref',
+    ].join('\n');
+    const texts = segmentPassage(content, 0).map((u) => u.text);
+    expect(texts).toContain('- **Step 1**: Set the `source-highlighter` attribute in your project configuration.');
+    expect(texts).toContain('- **Step 2**: Generate the highlighter CSS with the [`hugo gen chromastyles`](https://gohugo.io/commands/hugo_gen_chromastyles/) command.');
+    expect(texts).toContain('See `Menus` and [the reference](https://example.com/ref).');
+  });
+
+  it('reads code shortcodes as code, and never ends on a sentence whose block is missing', () => {
+    const content = [
+      'Create a partial template to render the menu:',
+      '',
+      '{{< code file=layouts/_partials/menu.html >}}',
+      '<nav>{{ range site.Menus.main }}{{ .Name }}{{ end }}</nav>',
+      '{{< /code >}}',
+      '',
+      'To render the footer menu, call the partial with the footer menu:',
+    ].join('\n');
+    const units = segmentPassage(content, 0);
+    expect(units.map((u) => u.kind)).toEqual(['sentence', 'code', 'sentence']);
+    expect(units[1]!.text).toBe('```html\n<nav>{{ range site.Menus.main }}{{ .Name }}{{ end }}</nav>\n```');
+    const text = answer('How do I render the footer menu?', [passage('Menus > Render', content)]);
+    expect(text).not.toContain('call the partial with the footer menu:');
   });
 
   it('says plainly when nothing relevant was found, in the answer’s language when it can', () => {

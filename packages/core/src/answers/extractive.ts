@@ -37,7 +37,7 @@ interface Unit {
   opening: boolean;
   /** For rows: the table's header and delimiter lines. */
   header?: string;
-  /** For items: indentation depth. */
+  /** For items: indentation depth; for code inside a list item: the item's depth + 1. */
   indent?: number;
   /** For lines: the code block's language. */
   language?: string;
@@ -124,8 +124,11 @@ const SHORT_SENTENCE_WORDS = 16;
 const FENCE = /^(\s*)(`{3,}|~{3,})/;
 const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
 const SHORTCODE_LINE = /^\s*\{\{[<%].*[>%]\}\}\s*$/;
-const CODE_TOGGLE_OPEN = /^\s*\{\{[<%]\s*code-toggle\b[^}]*[>%]\}\}\s*$/;
-const CODE_TOGGLE_CLOSE = /^\s*\{\{[<%]\s*\/code-toggle\s*[>%]\}\}\s*$/;
+/** Shortcodes that hold code (Hugo's code-toggle, code and highlight), opened on a line of their own. */
+const CODE_SHORTCODE_OPEN = /^\s*\{\{[<%]\s*(code-toggle|code|highlight)\b([^}]*?)\s*[>%]\}\}\s*$/;
+const DEFINITION = /^\s*:\s+(\S.*)$/;
+/** Most units of a list (items and the code inside them) quoted whole; a longer list gives the items that match. */
+const WHOLE_LIST_UNITS = 12;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$/;
 /** Code blocks longer than this are quoted line by line (the lines that match). */
 const LONG_CODE_LINES = 12;
@@ -138,58 +141,85 @@ function termsOf(text: string): Set<string> {
   return new Set(analyze(`${text} ${split}`, { stopWords: EXTENDED_STOP_WORDS }));
 }
 
-/** Inline Markdown made readable out of its page: relative and reference links keep their text. */
 /** Inline code spans (a run of backticks up to the next run of the same length): kept verbatim. */
 const CODE_SPAN = /(`+)[\s\S]*?(?<!`)\1(?!`)/g;
+/** Link reference definitions of a passage, label (lower case) to destination. */
+type LinkDefinitions = ReadonlyMap<string, string>;
 
-function cleanInline(text: string): string {
-  let out = '';
-  let at = 0;
-  for (const span of text.matchAll(CODE_SPAN)) {
-    out += cleanProse(text.slice(at, span.index)) + span[0];
-    at = span.index + span[0].length;
-  }
-  return (out + cleanProse(text.slice(at))).replace(/\s+/g, ' ').trim();
-}
-
-/** Links become their text (web links stay links) and shortcodes go: prose only, never code. */
-function cleanProse(text: string): string {
-  return text
-    .replace(/\[([^\]]*)\]\((https?:\/\/[^)\s]+)\)/g, '\u0000$1\u0001$2\u0002')
-    .replace(/!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?/g, '$1')
-    .replace(/\u0000([^\u0001]*)\u0001([^\u0002]*)\u0002/g, '[$1]($2)')
-    .replace(/\{\{[<%].*?[>%]\}\}/g, '');
+/**
+ * Inline Markdown made readable out of its page: code spans kept verbatim (set aside first, so a
+ * link whose text is code is still a link); inline and reference links become their text, or stay
+ * links when they lead to a web address; shortcodes go.
+ */
+function cleanInline(text: string, definitions: LinkDefinitions = new Map()): string {
+  const spans: string[] = [];
+  const restore = (t: string) => t.replace(/\u0003(\d+)\u0004/g, (_, i: string) => spans[Number(i)]!);
+  const guarded = text.replace(CODE_SPAN, (span) => `\u0003${spans.push(span) - 1}\u0004`);
+  const web = (label: string) => {
+    const url = definitions.get(restore(label).trim().toLowerCase().replace(/\s+/g, ' '));
+    return url && /^https?:\/\//i.test(url) ? url : undefined;
+  };
+  const prose = guarded
+    .replace(/\{\{[<%].*?[>%]\}\}/g, '')
+    .replace(/&nbsp;/g, ' ')
+    // [text](destination), [text][label], [text][] and [text]: web links stay links, others their text.
+    .replace(/(!?)\[([^\]]*)\](?:\(([^)\s]*)(?:\s+"[^"]*")?\)|\[([^\]]*)\])?/g, (_m, _bang: string, label: string, inline?: string, ref?: string) => {
+      const url = inline !== undefined ? (/^https?:\/\//i.test(inline) ? inline : undefined) : web(ref ? ref : label);
+      return url ? `[${label}](${url})` : label;
+    });
+  return restore(prose).replace(/\s+/g, ' ').trim();
 }
 
 /** Cuts a section's Markdown into units, in document order. */
 export function segmentPassage(content: string, passage: number): Unit[] {
   const units: Unit[] = [];
   const lines = content.split(/\r?\n/);
+  const definitions = new Map<string, string>();
+  for (const line of lines) {
+    const def = /^\s*\[([^\]]+)\]:\s*<?(\S+?)>?(?:\s+.*)?$/.exec(line);
+    if (def) definitions.set(def[1]!.trim().toLowerCase().replace(/\s+/g, ' '), def[2]!);
+  }
+  const clean = (text: string) => cleanInline(text, definitions);
   let block = 0;
   let order = 0;
   let paragraph: string[] = [];
   let firstParagraph = true;
+  /** The list being read: its block, and each depth's next number (ordered lists). */
+  let list: { block: number; numbers: Map<number, number> } | undefined;
   const push = (unit: Omit<Unit, 'passage' | 'order' | 'terms' | 'intro' | 'opening'> & { opening?: boolean }, plain: string) => {
     const terms = termsOf(plain);
     units.push({ ...unit, passage, order: order++, terms, intro: unit.kind === 'sentence' && /:\s*$/.test(unit.text), opening: unit.opening ?? false });
   };
   const flushParagraph = () => {
     if (paragraph.length === 0) return;
-    const text = cleanInline(paragraph.join(' '));
+    const text = clean(paragraph.join(' '));
     paragraph = [];
     if (text === '') return;
     block++;
+    list = undefined;
     sentenceSpans(text).forEach(([s, e], i) => {
       const sentence = text.slice(s, e);
       push({ kind: 'sentence', text: sentence, block, opening: firstParagraph && i === 0 }, stripInlineMarkup(sentence));
     });
     firstParagraph = false;
   };
+  /** The list a new item or definition belongs to (a new one unless the last unit is of it). */
+  const listBlock = () => {
+    const previous = units[units.length - 1];
+    if (!list || !previous || previous.block !== list.block) {
+      block++;
+      list = { block, numbers: new Map() };
+    }
+    return list;
+  };
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const fence = FENCE.exec(line);
-    if (fence || CODE_TOGGLE_OPEN.test(line)) {
+    const shortcode = fence ? null : CODE_SHORTCODE_OPEN.exec(line);
+    if (fence || shortcode) {
+      // Code indented under a list item is part of that item (a step's command).
+      const nested = list !== undefined && paragraph.length === 0 && /^\s{2,}/.test(line) && units[units.length - 1]?.block === list.block;
       flushParagraph();
       const body: string[] = [];
       let language = '';
@@ -199,14 +229,23 @@ export function segmentPassage(content: string, passage: number): Unit[] {
         const closing = new RegExp(`^\\s*${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
         for (i++; i < lines.length && !closing.test(lines[i]!); i++) body.push(lines[i]!);
       } else {
-        language = 'toml';
-        for (i++; i < lines.length && !CODE_TOGGLE_CLOSE.test(lines[i]!); i++) body.push(lines[i]!);
+        const [, name, args] = shortcode!;
+        const lang = /\blang="?([\w+-]+)/.exec(args ?? '')?.[1] ?? /\bfile="?[^"\s]*\.(\w+)"?/.exec(args ?? '')?.[1];
+        language = name === 'code-toggle' ? 'toml' : name === 'highlight' ? (/^\s*"?([\w+-]+)/.exec(args ?? '')?.[1] ?? '') : (lang ?? '');
+        const close = new RegExp(`^\\s*\\{\\{[<%]\\s*\\/${name}\\s*[>%]\\}\\}\\s*$`);
+        for (i++; i < lines.length && !close.test(lines[i]!); i++) body.push(lines[i]!);
       }
       const indent = Math.min(...body.filter((l) => l.trim() !== '').map((l) => /^\s*/.exec(l)![0].length), Infinity);
       const code = body.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n').replace(/\s+$/, '');
       if (code.trim() === '') continue;
-      block++;
       const codeLines = code.split('\n');
+      if (nested) {
+        const item = [...units].reverse().find((u) => u.kind === 'item' && u.block === list!.block);
+        push({ kind: 'code', text: `\`\`\`${language}\n${code}\n\`\`\``, block: list!.block, indent: (item?.indent ?? 0) + 1 }, code);
+        continue;
+      }
+      block++;
+      list = undefined;
       if (codeLines.length > LONG_CODE_LINES) {
         for (const codeLine of codeLines) if (codeLine.trim() !== '') push({ kind: 'line', text: codeLine, block, language }, codeLine);
       } else {
@@ -216,10 +255,12 @@ export function segmentPassage(content: string, passage: number): Unit[] {
     }
     if (/^\s*#{1,6}\s/.test(line) || line.trim() === '' || SHORTCODE_LINE.test(line) || LINK_DEFINITION.test(line)) {
       flushParagraph();
+      if (/^\s*#{1,6}\s/.test(line)) list = undefined;
       continue;
     }
     if (line.trimStart().startsWith('|') || (line.includes('|') && TABLE_DELIMITER.test(lines[i + 1] ?? ''))) {
       flushParagraph();
+      list = undefined;
       const table: string[] = [];
       for (; i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== ''; i++) table.push(lines[i]!.trim());
       i--;
@@ -227,23 +268,51 @@ export function segmentPassage(content: string, passage: number): Unit[] {
       const delimiter = table.length > 1 && TABLE_DELIMITER.test(table[1]!) ? 2 : 0;
       const header = delimiter ? table.slice(0, 2).join('\n') : undefined;
       for (const row of table.slice(delimiter)) {
-        push({ kind: 'row', text: cleanInline(row), block, ...(header ? { header: cleanInline(table[0]!) + '\n' + table[1] } : {}) }, stripInlineMarkup(`${table[0]} ${row}`));
+        push({ kind: 'row', text: clean(row), block, ...(header ? { header: clean(table[0]!) + '\n' + table[1] } : {}) }, stripInlineMarkup(`${table[0]} ${row}`));
       }
+      continue;
+    }
+    // A definition list ("Term" then ": definition"): each definition an item under its term.
+    const definition = DEFINITION.exec(line);
+    if (definition) {
+      const term = paragraph.pop();
+      flushParagraph();
+      const current = listBlock();
+      let text = definition[1]!;
+      while (i + 1 < lines.length && lines[i + 1]!.trim() !== '' && /^\s+\S/.test(lines[i + 1]!) && !DEFINITION.test(lines[i + 1]!)) text += ` ${lines[++i]!.trim()}`;
+      const cleaned = clean(text);
+      const label = term === undefined ? '' : clean(term);
+      push({ kind: 'item', text: `- ${label ? `**${label}**: ` : ''}${cleaned}`, block: current.block, indent: 0 }, stripInlineMarkup(`${label} ${cleaned}`));
       continue;
     }
     const item = LIST_ITEM.exec(line);
     if (item) {
       flushParagraph();
-      const previous = units[units.length - 1];
-      if (!previous || previous.kind !== 'item' || previous.block !== block) block++;
+      const current = listBlock();
       let text = item[3]!;
       // Continuation lines: indented further than the marker, up to a blank line or the next item.
       while (i + 1 < lines.length && lines[i + 1]!.trim() !== '' && !LIST_ITEM.test(lines[i + 1]!) && /^\s+/.test(lines[i + 1]!) && !FENCE.test(lines[i + 1]!)) {
         text += ` ${lines[++i]!.trim()}`;
       }
-      const marker = /^\d/.test(item[2]!) ? '1.' : '-';
-      const cleaned = cleanInline(text);
-      if (cleaned !== '') push({ kind: 'item', text: `${marker} ${cleaned}`, block, indent: Math.floor(item[1]!.length / 2) }, stripInlineMarkup(cleaned));
+      const depth = Math.floor(item[1]!.length / 2);
+      // Numbers restart under each parent item; "1." on every item (as many sites write) counts up.
+      for (const d of [...current.numbers.keys()]) if (d > depth) current.numbers.delete(d);
+      let marker = '-';
+      if (/^\d/.test(item[2]!)) {
+        const n = current.numbers.get(depth) ?? Number.parseInt(item[2]!, 10);
+        current.numbers.set(depth, n + 1);
+        marker = `${n}.`;
+      }
+      const cleaned = clean(text);
+      if (cleaned !== '') push({ kind: 'item', text: `${marker} ${cleaned}`, block: current.block, indent: depth }, stripInlineMarkup(cleaned));
+      continue;
+    }
+    // A paragraph indented under a list item continues that item.
+    const last = units[units.length - 1];
+    if (list && paragraph.length === 0 && /^\s{2,}\S/.test(line) && last?.block === list.block && last.kind === 'item') {
+      const more = clean(line.trim());
+      last.text += ` ${more}`;
+      for (const t of termsOf(stripInlineMarkup(more))) last.terms.add(t);
       continue;
     }
     const quoted = line.replace(/^\s*(>\s?)+/, '');
@@ -262,15 +331,20 @@ interface Picked {
 export interface ExtractiveAnswer {
   /** The answer's fragments, in order. */
   fragments: string[];
-  /** The passages quoted, best first (empty when nothing relevant was found). */
+  /**
+   * The passages the answer drew on, best first: those quoted, then those that bear on the
+   * question as well but were left out for room (empty when nothing relevant was found).
+   */
   passages: Passage[];
+  /** The passages quoted, best first. */
+  quoted: Passage[];
 }
 
 /** Picks and writes the answer (see the module comment). Pure and deterministic. */
 export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'language' | 'passages'>, options: ExtractiveOptions = {}): ExtractiveAnswer {
   const settings = { ...DEFAULTS, ...options };
   const phrases = extractivePhrases(input.language);
-  const nothing: ExtractiveAnswer = { fragments: [phrases.nothing], passages: [] };
+  const nothing: ExtractiveAnswer = { fragments: [phrases.nothing], passages: [], quoted: [] };
   // The message's own terms count fully; terms the retrieval query took from the conversation, a quarter.
   const asked = termsOf(input.question);
   const query = new Map<string, number>([...termsOf(input.query)].map((t) => [t, HISTORY_TERM_SHARE]));
@@ -322,14 +396,23 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     return map;
   }, new Map<number, Unit[]>());
   const quotedTexts = new Set<string>();
-  const add = (unit: Unit) => {
+  /** A sentence ending in a colon whose block is not in the passage (left out, or cut off) says nothing alone. */
+  const dangling = (unit: Unit) => {
+    if (!unit.intro) return false;
+    const siblings = byPassage.get(unit.passage)!;
+    const next = siblings[siblings.indexOf(unit) + 1];
+    return !next || next.kind === 'sentence';
+  };
+  /** `counted`: whether the unit's words count against the answer's budget (the rest of a list it completes does not). */
+  const add = (unit: Unit, counted = true) => {
     // The same sentence or block in two sections (an example repeated on a page) is quoted once.
-    if (picked.has(unit) || quotedTexts.has(unit.text)) return false;
+    if (picked.has(unit) || quotedTexts.has(unit.text) || dangling(unit)) return false;
     quotedTexts.add(unit.text);
     picked.set(unit, { unit });
-    if (unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
+    if (counted && unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
     return true;
   };
+  const addContext = (unit: Unit) => add(unit, false);
   /** A unit with what it needs to be read: the block a sentence introduces, the sentence before or after. */
   const take = (unit: Unit, depth: number) => {
     if (!add(unit)) return;
@@ -337,9 +420,18 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     const index = siblings.indexOf(unit);
     const before = siblings[index - 1];
     const next = siblings[index + 1];
-    // A sentence introducing a block brings the block (a whole list up to 8 items, a table up to 8 rows).
+    // A sentence introducing a block brings the block (a whole list, a table up to 8 rows).
     if (unit.intro && next && next.kind !== 'sentence') {
-      siblings.filter((u) => u.block === next.block).slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach(add);
+      const block = siblings.filter((u) => u.block === next.block);
+      if (next.kind === 'item' && block.length <= WHOLE_LIST_UNITS) block.forEach(addContext);
+      else block.slice(0, next.kind === 'line' ? settings.maxCodeLines : 8).forEach((u) => add(u));
+    }
+    // A list is quoted whole (every step, in order, with the code inside them), when it is short
+    // enough; the rest of the list does not use up the answer's budget for other units.
+    if (unit.kind === 'item' || (unit.kind === 'code' && unit.indent !== undefined)) {
+      const block = siblings.filter((u) => u.block === unit.block);
+      if (block.length <= WHOLE_LIST_UNITS) block.forEach(addContext);
+      else if (unit.kind === 'item') siblings.filter((u) => u.block === unit.block && u.kind === 'code' && u.order > unit.order && !block.some((b) => b.kind === 'item' && b.order > unit.order && b.order < u.order)).forEach(addContext);
     }
     if (depth > 0) return;
     // A sentence leaning on the one before ("This creates...") brings it.
@@ -358,7 +450,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     if (taken >= settings.maxUnits || words >= settings.maxWords) break;
     if (candidate.score < best.score * settings.relativeThreshold) break;
     const { unit } = candidate;
-    if (picked.has(unit)) continue;
+    if (picked.has(unit) || dangling(unit)) continue;
     if (!sections.has(unit.passage) && sections.size >= settings.maxSections) continue;
     sections.add(unit.passage);
     taken++;
@@ -366,10 +458,14 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   }
   if (picked.size === 0) return nothing;
 
-  // Written out passage by passage (best first), each in document order under its heading.
+  // Written out passage by passage, the one holding the best unit first, each in document order
+  // under its heading.
   const fragments: string[] = settings.frame ? [`${phrases.intro}\n\n`] : [];
   const quoted: Passage[] = [];
-  const passageOrder = [...new Set([...picked.values()].map((p) => p.unit.passage))].sort((a, b) => a - b);
+  const bestOf = new Map<number, number>();
+  for (const s of scored) if (!bestOf.has(s.unit.passage)) bestOf.set(s.unit.passage, s.score);
+  const rankOf = (index: number) => bestOf.get(index) ?? 0;
+  const passageOrder = [...new Set([...picked.values()].map((p) => p.unit.passage))].sort((a, b) => rankOf(b) - rankOf(a) || a - b);
   for (const index of passageOrder) {
     const passage = input.passages[index]!;
     quoted.push(passage);
@@ -387,14 +483,26 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
         else if (unit.order !== previous!.order + 1) piece += '...\n';
       }
       if (unit.kind === 'item') piece += '  '.repeat(unit.indent ?? 0);
-      piece += unit.kind === 'code' ? limitLines(unit.text, settings.maxCodeLines) : unit.text;
+      if (unit.kind === 'code' && unit.indent !== undefined) {
+        // Code inside a list item, indented under it so that the list goes on after it.
+        const pad = '   '.repeat(unit.indent);
+        piece = `${previous ? '\n\n' : ''}${limitLines(unit.text, settings.maxCodeLines).split('\n').map((l) => (l === '' ? l : pad + l)).join('\n')}`;
+      } else piece += unit.kind === 'code' ? limitLines(unit.text, settings.maxCodeLines) : unit.text;
       fragments.push(piece);
       previous = unit;
     }
     fragments.push(previous?.kind === 'line' ? '\n```\n\n' : '\n\n');
   }
-  if (settings.frame) fragments.push(`${phrases.sources}: ${sourcesOf(quoted).map((s) => s.title).join('; ')}.`);
-  return { fragments, passages: quoted };
+  // The sources: the passages quoted, then those that bear on the question as well (their best
+  // unit within the threshold of the best) but were not quoted for room, best first. A page that
+  // answers is not dropped because another was quoted first.
+  const bearing = [...bestOf]
+    .filter(([index, score]) => !passageOrder.includes(index) && score >= best.score * settings.relativeThreshold)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .map(([index]) => input.passages[index]!);
+  const used = [...quoted, ...bearing];
+  if (settings.frame) fragments.push(`${phrases.sources}: ${sourcesOf(used).map((s) => s.title).join('; ')}.`);
+  return { fragments, passages: used, quoted };
 }
 
 function limitLines(code: string, max: number): string {

@@ -13,10 +13,10 @@ import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.ts';
 import { resolveNamespaces } from '../namespaces.ts';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError, isAppError, unavailableError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import type { QueryLog } from '../insights/query-log.ts';
+import { normalizeQuery, type QueryLog } from '../insights/query-log.ts';
 import type { Answers } from '../answers/index.ts';
 import { sourcesOf, type HistoryMessage, type RetrievalMode, type Source } from '../answers/types.ts';
 import type { ConversationsRepository } from './conversations.repository.ts';
@@ -84,6 +84,7 @@ export class ChatService {
     const language = await this.answers.languages.resolve(request.message, request.language, conversationLanguage);
     const messageId = randomUUID();
     const { conversationId, turn } = await this.conversations.beginTurn({
+      answerId: messageId,
       ...(request.conversationId !== undefined ? { conversationId: request.conversationId } : {}),
       apiKeyId: caller.keyId,
       language,
@@ -141,7 +142,7 @@ export class ChatService {
       if (stored) return;
       stored = true;
       try {
-        await this.conversations.storeAnswer({ id: messageId, conversationId, turn: turn.turn, content: answer, sources, interrupted });
+        await this.conversations.storeAnswer({ id: messageId, conversationId, content: answer, sources, interrupted });
       } catch (error) {
         log.error({ err: error, interrupted }, 'could not store the answer');
         if (!interrupted) throw error;
@@ -154,18 +155,30 @@ export class ChatService {
           signal,
         ),
       );
-      this.queryLog?.record({
-        kind: 'chat',
-        query: request.message,
-        namespaces: turn.askedIn,
-        bestScore: retrieval.bestSimilarity ?? null,
-        apiKeyId: turn.keyId,
-      });
+      // Recorded with what the answer found (nothing: it leads the knowledge gaps) and, for a
+      // follow-up, the question it stands for.
+      const record = (answered: boolean | null) =>
+        this.queryLog?.record({
+          kind: 'chat',
+          query: request.message,
+          namespaces: turn.askedIn,
+          bestScore: retrieval.bestSimilarity ?? null,
+          apiKeyId: turn.keyId,
+          answered,
+          standalone: normalizeQuery(retrieval.query) === normalizeQuery(request.message) ? null : retrieval.query,
+        });
       signal?.throwIfAborted();
-      const stream = await this.answers.answerer.answer(
-        { question: request.message, query: retrieval.query, language: turn.language, history: turn.history, passages: retrieval.passages },
-        signal,
-      );
+      let stream;
+      try {
+        stream = await this.answers.answerer.answer(
+          { question: request.message, query: retrieval.query, language: turn.language, history: turn.history, passages: retrieval.passages },
+          signal,
+        );
+      } catch (error) {
+        record(null);
+        throw error;
+      }
+      record(stream.passages.length > 0);
       sources = sourcesOf(stream.passages);
       metaSent = true;
       metrics.chatMeta(answerer, secondsSince(began));
@@ -185,7 +198,7 @@ export class ChatService {
         await store(true);
         return;
       }
-      const failure = isAppError(error) ? error : new AppError('INTERNAL_SERVER_ERROR', 'The answer could not be completed; try again', { cause: error });
+      const failure = isAppError(error) ? error : unavailableError(error) ?? new AppError('INTERNAL_SERVER_ERROR', 'The answer could not be completed; try again', { cause: error });
       if (failure.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error }, 'chat answer failed');
       else log.warn({ err: error, code: failure.code }, 'chat answer failed');
       await store(true);

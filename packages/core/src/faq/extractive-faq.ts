@@ -109,13 +109,13 @@ function answerCandidates(candidates: readonly Candidate[], input: FaqWriteInput
       { question: candidate.question, query: input.topic, language: input.language, passages: candidate.passages.map(shortened) },
       { ...ANSWER_OPTIONS, maxSections: candidate.maxSections },
     );
-    if (answer.passages.length === 0) continue;
+    if (answer.quoted.length === 0) continue;
     const text = withoutDanglingIntro(answer.fragments.join('').trim());
     const words = new Set(analyze(text, { stopWords: EXTENDED_STOP_WORDS }));
     if (text === '' || answers.some((a) => overlap(a, words) >= SAME_ANSWER_OVERLAP)) continue;
     questions.add(key);
     answers.push(words);
-    pairs.push({ question: candidate.question, answer: text, documentIds: [...new Set(answer.passages.map((p) => p.documentId))] });
+    pairs.push({ question: candidate.question, answer: text, documentIds: [...new Set(answer.quoted.map((p) => p.documentId))] });
   }
   return pairs;
 }

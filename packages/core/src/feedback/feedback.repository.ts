@@ -44,7 +44,11 @@ export interface FeedbackFilter {
 const parse = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 export class FeedbackRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** `reads`: where the votes list reads (a replica's lag is tolerated there; default `db`). */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   /** The message `id` with its conversation's key and, for an answer, its turn's question. */
   async findAnswer(id: string): Promise<AnswerRecord | undefined> {
@@ -106,7 +110,7 @@ export class FeedbackRepository {
 
   /** A page of votes, most recent first, with the question, the answer and the key. */
   async list(filter: FeedbackFilter, page: { limit: number; offset: number }): Promise<{ total: number; entries: FeedbackEntry[] }> {
-    let query = this.db
+    let query = this.reads
       .selectFrom('message_feedback as f')
       .innerJoin('messages as a', 'a.id', 'f.message_id')
       .innerJoin('conversations as c', 'c.id', 'f.conversation_id')

@@ -84,6 +84,8 @@ export class FeedbackService {
     const take = Math.min(filter.limit ?? DEFAULT_FEEDBACK_PAGE, MAX_FEEDBACK_PAGE);
     const skip = filter.offset ?? 0;
     const { limit: _limit, offset: _offset, ...where } = filter;
+    // Key ids are UUIDs: another value names no key (and must never reach a uuid cast).
+    if (where.keyId !== undefined && !isUuid(where.keyId)) return { feedback: [], total: 0, take, skip };
     const { total, entries } = await this.repository.list(where, { limit: take, offset: skip });
     return {
       feedback: entries.map((entry) => ({

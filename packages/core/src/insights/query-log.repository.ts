@@ -9,6 +9,10 @@ export interface QueryLogEntry {
   bestScore: number | null;
   apiKeyId: string | null;
   at: Date;
+  /** Chat: whether the answer found anything to draw on (null: a search, or the answer failed). */
+  answered?: boolean | null;
+  /** A follow-up's standalone question, when it differs from `query`. */
+  standalone?: string | null;
 }
 
 export interface GapRecord {
@@ -22,22 +26,31 @@ export interface GapRecord {
   lastAskedAt: Date;
   /** Thumbs-down votes on answers to it in the window. */
   thumbsDown: number;
+  /** Times its answer found nothing to draw on. */
+  foundNothing: number;
+  /** As a follow-up, the question it stood for when last asked. */
+  standalone: string | null;
 }
 
 export class QueryLogRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** `reads`: where the gaps list reads (a replica's lag is tolerated there; default `db`). */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   /** Many entries in one statement. */
   async insert(entries: readonly QueryLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await sql`
-      insert into query_log (kind, query, normalized, namespaces, best_score, api_key_id, created_at)
-      select kind, query, normalized, namespaces::jsonb, best_score, api_key_id, created_at
+      insert into query_log (kind, query, normalized, namespaces, best_score, api_key_id, created_at, answered, standalone)
+      select kind, query, normalized, namespaces::jsonb, best_score, api_key_id, created_at, answered, standalone
       from unnest(${entries.map((e) => e.kind)}::text[], ${entries.map((e) => e.query)}::text[],
                   ${entries.map((e) => e.normalized)}::text[], ${entries.map((e) => JSON.stringify(e.namespaces))}::text[],
                   ${entries.map((e) => e.bestScore)}::float8[], ${entries.map((e) => e.apiKeyId)}::uuid[],
-                  ${entries.map((e) => e.at.toISOString())}::timestamptz[])
-        as t(kind, query, normalized, namespaces, best_score, api_key_id, created_at)`.execute(this.db);
+                  ${entries.map((e) => e.at.toISOString())}::timestamptz[], ${entries.map((e) => e.answered ?? null)}::boolean[],
+                  ${entries.map((e) => e.standalone ?? null)}::text[])
+        as t(kind, query, normalized, namespaces, best_score, api_key_id, created_at, answered, standalone)`.execute(this.db);
   }
 
   /** Removes entries older than `before`; returns how many. */
@@ -47,20 +60,23 @@ export class QueryLogRepository {
   }
 
   /**
-   * Queries asked since `since`, grouped by their normalised text, weakest first: by their mean
-   * best score (nothing found counts as weakest), then the most asked. `maxScore` keeps the groups
-   * whose mean best score is at most that.
+   * Queries asked since `since`, grouped by their normalised text, weakest first: those readers
+   * voted down, then those whose answer found nothing, then by their mean best score (nothing
+   * found counts as weakest), then the most asked. `maxScore` keeps the groups whose mean best
+   * score is at most that, and those voted down or left unanswered.
    */
   async gaps(filter: { since: Date; kind?: 'search' | 'chat'; maxScore?: number }, page: { limit: number; offset: number }): Promise<{ total: number; gaps: GapRecord[] }> {
     const kind = filter.kind === undefined ? sql`` : sql`and kind = ${filter.kind}`;
     const since = filter.since.toISOString();
     // A question readers voted down is a gap whatever its scores said.
     const having =
-      filter.maxScore === undefined ? sql`` : sql`having coalesce(avg(best_score), 0) <= ${filter.maxScore} or coalesce(max(d.n), 0) > 0`;
+      filter.maxScore === undefined ? sql`` : sql`having coalesce(avg(best_score), 0) <= ${filter.maxScore} or coalesce(max(d.n), 0) > 0 or count(*) filter (where answered = false) > 0`;
     const grouped = sql`
       select normalized,
              coalesce(max(d.n), 0)::int as "thumbsDown",
              (array_agg(query order by created_at desc))[1] as query,
+             (array_agg(standalone order by created_at desc) filter (where standalone is not null))[1] as standalone,
+             (count(*) filter (where answered = false))::int as "foundNothing",
              count(*)::int as count,
              max(best_score) as "bestScore",
              avg(best_score) as "meanScore",
@@ -88,11 +104,13 @@ export class QueryLogRepository {
         firstAskedAt: Date;
         lastAskedAt: Date;
         thumbsDown: number;
+        foundNothing: number;
+        standalone: string | null;
       }>`
         select * from (${grouped}) g
-        order by "thumbsDown" desc, "meanScore" asc nulls first, count desc, "lastAskedAt" desc, normalized
-        limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      sql<{ n: string }>`select count(*) as n from (${grouped}) g`.execute(this.db),
+        order by "thumbsDown" desc, ("foundNothing" > 0) desc, "meanScore" asc nulls first, count desc, "lastAskedAt" desc, normalized
+        limit ${page.limit} offset ${page.offset}`.execute(this.reads),
+      sql<{ n: string }>`select count(*) as n from (${grouped}) g`.execute(this.reads),
     ]);
     const parse = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
     return {
@@ -107,6 +125,8 @@ export class QueryLogRepository {
         firstAskedAt: new Date(r.firstAskedAt),
         lastAskedAt: new Date(r.lastAskedAt),
         thumbsDown: Number(r.thumbsDown),
+        foundNothing: Number(r.foundNothing),
+        standalone: r.standalone ?? null,
       })),
     };
   }

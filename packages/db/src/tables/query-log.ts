@@ -13,4 +13,8 @@ export interface QueryLogTable {
   best_score: number | null;
   api_key_id: string | null;
   created_at: Date;
+  /** Chat: whether the answer found anything to draw on; null for searches and failed answers. */
+  answered: boolean | null;
+  /** A follow-up's standalone question (completed from the conversation); null when it is `query`. */
+  standalone: string | null;
 }

@@ -633,6 +633,10 @@ export interface components {
             lastAskedAt: string;
             /** @description Thumbs-down votes on answers to it in the window (POST /chat/feedback); such questions come first */
             thumbsDown: number;
+            /** @description Times its chat answer found nothing to draw on; such questions come right after those voted down */
+            foundNothing: number;
+            /** @description As a follow-up, the question it stood for when last asked (completed from the conversation); null when asked on its own */
+            standalone: string | null;
         };
         FeedbackEntry: {
             messageId: string;
@@ -2582,7 +2586,9 @@ export interface operations {
                      *           ],
                      *           "firstAskedAt": "2026-11-21T14:02:11.000Z",
                      *           "lastAskedAt": "2026-11-24T07:45:30.000Z",
-                     *           "thumbsDown": 1
+                     *           "thumbsDown": 1,
+                     *           "foundNothing": 2,
+                     *           "standalone": null
                      *         }
                      *       ],
                      *       "total": 1,

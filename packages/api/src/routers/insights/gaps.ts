@@ -13,6 +13,11 @@ const gapSchema = z
     firstAskedAt: z.string(),
     lastAskedAt: z.string(),
     thumbsDown: z.number().int().meta({ description: 'Thumbs-down votes on answers to it in the window (POST /chat/feedback); such questions come first' }),
+    foundNothing: z.number().int().meta({ description: 'Times its chat answer found nothing to draw on; such questions come right after those voted down' }),
+    standalone: z
+      .string()
+      .nullable()
+      .meta({ description: 'As a follow-up, the question it stood for when last asked (completed from the conversation); null when asked on its own' }),
   })
   .meta({ id: 'KnowledgeGap' });
 
@@ -47,6 +52,8 @@ export const knowledgeGaps = procedure
             firstAskedAt: '2026-11-21T14:02:11.000Z',
             lastAskedAt: '2026-11-24T07:45:30.000Z',
             thumbsDown: 1,
+            foundNothing: 2,
+            standalone: null,
           },
         ],
         total: 1,
