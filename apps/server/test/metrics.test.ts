@@ -281,10 +281,14 @@ describe('FAQ cache metrics (built-in writer)', () => {
     expect((await service.api('/api/v1/faq?q=menus')).status).toBe(200);
     const after = await scrape();
     const moved = (name: string, labels: Record<string, string> = {}) => sumOf(after, name, labels) - sumOf(before, name, labels);
-    expect(moved('kb_faq_cache_total', { result: 'miss' })).toBe(3);
-    expect(moved('kb_faq_singleflight_joins_total')).toBe(2);
+    // Four requests, each a hit or a miss; one generation; every other miss joined it (how many of
+    // the three concurrent ones arrive while it is under way is the scheduler's choice).
+    const misses = moved('kb_faq_cache_total', { result: 'miss' });
+    expect(misses).toBeGreaterThanOrEqual(1);
+    expect(misses + moved('kb_faq_cache_total', { result: 'hit' })).toBe(4);
     expect(moved('kb_faq_generations_total', { outcome: 'ok' })).toBe(1);
-    expect(moved('kb_faq_cache_total', { result: 'hit' })).toBe(1);
+    expect(moved('kb_faq_singleflight_joins_total')).toBe(misses - 1);
+    expect(moved('kb_faq_cache_total', { result: 'hit' })).toBeGreaterThanOrEqual(1);
   });
 });
 
