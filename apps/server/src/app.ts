@@ -1,16 +1,19 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
 import { collectStartupGarbage, warmUpWorkerPool } from '@kb/content';
-import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, type Logger } from '@kb/core';
+import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, useTracing, type Logger } from '@kb/core';
 import type { Database } from '@kb/db';
 import { Redis } from 'ioredis';
 import { createHttpApp } from './http.ts';
+import { startMetricsServer, type MetricsServer } from './metrics-endpoint.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningService {
   url: string;
   port: number;
   services: Services;
+  /** The port of /metrics when it has one of its own (KB_METRICS_PORT). */
+  metricsPort?: number;
   /** Stops taking requests, lets running ones finish (up to graceMs), then releases everything. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -67,6 +70,13 @@ export interface StartOptions {
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger({ level: config.server.logLevel });
+  const metricsSettings = config.telemetry.metrics;
+  // On the API's port, /metrics is for Prometheus alone: a token, or a port of its own.
+  if (metricsSettings.enabled && metricsSettings.token === undefined && metricsSettings.port === undefined) {
+    throw new StartupError('KB_METRICS needs KB_METRICS_TOKEN (metrics served on the API port) or KB_METRICS_PORT (a port of their own)');
+  }
+  // Spans are made when an OTLP endpoint is set (the entry point installed the SDK for it).
+  useTracing(config.telemetry.tracing !== null);
   const store = await openStore(config, { logger, database: options.database });
   const { database, embedder } = store;
   let redis: Redis | null = null;
@@ -86,6 +96,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       resolve();
     });
   });
+  let metricsServer: MetricsServer | undefined;
+  if (services.metrics && metricsSettings.port !== undefined) {
+    metricsServer = await startMetricsServer(services.metrics, { port: metricsSettings.port, host: metricsSettings.host, token: metricsSettings.token }, logger);
+  }
   await services.start();
   if (options.onFirstAdminKey) {
     const first = await services.keys.issueFirstAdminKey();
@@ -120,6 +134,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     services,
+    ...(metricsServer ? { metricsPort: metricsServer.port } : {}),
     stop(graceMs = 10_000) {
       stopping ??= (async () => {
         app.beginShutdown();
@@ -128,6 +143,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(timer);
+        await metricsServer?.close();
         await services.stop();
         if (redis) await redis.quit().catch(() => redis?.disconnect());
         await store.close();

@@ -2,7 +2,7 @@ import { invalidInputMessage, type InputIssue } from '@kb/api';
 import type { ServerResponse } from 'node:http';
 import { APP_ERROR_STATUS, type AppErrorCode } from '@kb/core';
 
-/** Writes the service's one error body, { message, code }, for failures outside the procedures. */
+/** Writes the service's one error body, { message, code, requestId }, for failures outside the procedures. */
 export function sendError(
   res: ServerResponse,
   code: AppErrorCode,
@@ -13,7 +13,7 @@ export function sendError(
     res.destroy();
     return;
   }
-  const body = JSON.stringify({ message, code });
+  const body = JSON.stringify(errorBody(res, { message, code }));
   res.writeHead(APP_ERROR_STATUS[code], {
     ...headers,
     'Content-Type': 'application/json',
@@ -21,6 +21,12 @@ export function sendError(
     'Cache-Control': 'no-store',
   });
   res.end(body);
+}
+
+/** An error body with the request id the response carries (X-Request-Id), so a report can be matched to its log lines. */
+export function errorBody<T extends object>(res: ServerResponse, body: T): T & { requestId?: string } {
+  const requestId = res.getHeader('X-Request-Id');
+  return typeof requestId === 'string' ? { ...body, requestId } : body;
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { isAppError, SERVICE_VERSION, unavailableError, type Logger } from '@kb/core';
+import { isAppError, metrics, SERVICE_VERSION, unavailableError, withSpan, type Logger } from '@kb/core';
 import { readFromPrimary } from '@kb/db';
 import { adminDir as builtAdminDir } from '@kb/admin';
 import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
@@ -17,8 +17,10 @@ import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { createHomeRoutes } from './home-route.ts';
 import { createMcpRoute } from './mcp-route.ts';
-import { describeInvalidInput, sendError, sendJson } from './http-errors.ts';
-import { bodyLimit, findRoute, operationIndex, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
+import { serveMetrics } from './metrics-endpoint.ts';
+import { startRequestSpan } from './request-span.ts';
+import { describeInvalidInput, errorBody, sendError, sendJson } from './http-errors.ts';
+import { bodyLimit, findRoute, operationIndex, routeTemplate, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
 import { createWidgetRoutes } from './widget-route.ts';
 
@@ -51,7 +53,7 @@ function decodeUnreserved(path: string): string {
 
 /** An error in tRPC's envelope, for failures found before the tRPC adapter runs. */
 function sendTrpcError(res: ServerResponse, code: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE', message: string): void {
-  const body = JSON.stringify({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code] } });
+  const body = JSON.stringify({ error: errorBody(res, { message, code: TRPC_ERROR_CODES_BY_KEY[code] }) });
   res.writeHead(code === 'BAD_REQUEST' ? 400 : 413, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -69,6 +71,12 @@ async function withinTimeout<T>(promise: Promise<T>, ms: number, message: string
   }
 }
 
+/** The client's X-Request-Id when well formed (1-128 of letters, digits, _ . : -), else a new UUID. */
+function incomingRequestId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+}
+
 interface RequestMeta {
   requestId: string;
   log: Logger;
@@ -76,6 +84,10 @@ interface RequestMeta {
   secure: boolean;
   /** This server's origin as the client reached it. */
   selfOrigin: string;
+  /** The path the client asked for (adapters rewrite req.url). */
+  path: string;
+  /** The route that answered, as a template (`/api/v1/keys/{id}`); logs and metrics use it. */
+  route: string;
 }
 
 type KbRequest = RouteRequestMessage & { [requestMeta]?: RequestMeta };
@@ -319,6 +331,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       prefix: `${API_BASE_PATH}/`,
       matches: operations.matches,
       query: operations.queryParameters,
+      template: operations.template,
       body: 'json',
       handle: ({ req, res, pathname }) => forwardToRest(req, res, pathname),
     },
@@ -326,6 +339,11 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // The MCP endpoint for agents (docs/mcp.md): Host, Origin and access checked by the route itself.
     { path: mcp.path, body: 'none', handle: ({ req, res }) => mcp.handle(req, res, (req as KbRequest)[requestMeta]!.selfOrigin) },
   ];
+  // Prometheus metrics on this port, behind their token, unless they have a port of their own.
+  const processMetrics = services.metrics;
+  if (processMetrics && config.telemetry.metrics.port === undefined) {
+    routes.unshift({ methods: ['GET'], path: '/metrics', body: 'none', handle: ({ req, res }) => serveMetrics(req, res, processMetrics, config.telemetry.metrics.token) });
+  }
 
   const routeHost: RouteHost = {
     maxJsonBytes: config.limits.maxBodyBytes,
@@ -341,7 +359,10 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     if (browserPath) {
       const origin = req.headers.origin;
       const self = req[requestMeta]!.selfOrigin;
-      if (req.method === 'OPTIONS') return cors.preflight(res, browserPath, origin, self);
+      if (req.method === 'OPTIONS') {
+        req[requestMeta]!.route = 'preflight';
+        return cors.preflight(res, browserPath, origin, self);
+      }
       res.setHeader('Vary', 'Origin');
       if (origin !== undefined && (await cors.allows(browserPath, origin, self))) Cors.allow(res, origin);
     }
@@ -353,25 +374,43 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     if (readFrom !== undefined && readFrom !== 'primary' && readFrom !== 'any') {
       return sendError(res, 'BAD_REQUEST', 'KB-Read-From must be "primary" or "any"');
     }
+    req[requestMeta]!.route = routeTemplate(route, req.method ?? 'GET', pathname);
     const serve = () => serveRoute(route, { req, res, url, pathname }, routeHost);
     await (readFrom === 'primary' ? readFromPrimary(serve) : serve());
   }
 
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: KbRequest, res) => {
     const started = process.hrtime.bigint();
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = incomingRequestId(req);
     const log = logger.child({ reqId: requestId });
     const secure =
       (req.socket as { encrypted?: boolean }).encrypted === true ||
       (config.server.trustProxy && req.headers['x-forwarded-proto'] === 'https');
-    req[requestMeta] = { requestId, log, ip: clientAddress(req, config.server.trustProxy), secure, selfOrigin: selfOrigin(req, secure, config.server.trustProxy) };
+    const meta: RequestMeta = {
+      requestId,
+      log,
+      ip: clientAddress(req, config.server.trustProxy),
+      secure,
+      selfOrigin: selfOrigin(req, secure, config.server.trustProxy),
+      path: (req.url ?? '/').split('?')[0]!,
+      route: 'unmatched',
+    };
+    req[requestMeta] = meta;
     res.setHeader('X-Request-Id', requestId);
+    if (metrics.enabled) {
+      metrics.httpInFlight(1);
+      res.once('close', () => {
+        metrics.httpInFlight(-1);
+        // A response the client left before its end (a chat stream it stopped reading) counts as 499, as nginx logs it.
+        metrics.httpRequest(meta.route, req.method ?? 'GET', res.writableFinished ? res.statusCode : 499, Number(process.hrtime.bigint() - started) / 1e9);
+      });
+    }
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      log.info({ method: req.method, path: meta.path, route: meta.route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
-    handle(req, res).catch((failure: unknown) => {
+    const span = startRequestSpan(req, res, meta);
+    withSpan(span, () => handle(req, res)).catch((failure: unknown) => {
       // The database or Redis out of reach (or the disk full) is a 503 saying so, not a fault.
       const unavailable = unavailableError(failure);
       if (unavailable) log.warn({ err: failure }, unavailable.message);
@@ -384,7 +423,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       }
       if (req.destroyed && !req.complete) {
         // The client closed the connection before its request was read: nobody to answer.
-        log.info({ method: req.method, path: req.url?.split('?')[0] }, 'client closed the connection before sending its whole request');
+        log.info({ method: req.method, path: meta.path, route: meta.route }, 'client closed the connection before sending its whole request');
         res.destroy();
         return;
       }
@@ -412,7 +451,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   // An Expect header other than 100-continue: Node would answer an empty 417. It is a bad request
   // like any other (RFC 9110 allows, not requires, 417), in the one error body and status map.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    res.setHeader('X-Request-Id', randomUUID());
+    res.setHeader('X-Request-Id', incomingRequestId(req));
     res.setHeader('Connection', 'close');
     sendError(res, 'BAD_REQUEST', `Unsupported Expect header ${JSON.stringify(String(req.headers.expect).slice(0, 100))}: only 100-continue is supported`);
   });
@@ -426,9 +465,14 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // Headers over Node's limit are a bad request too (as nginx answers them): 400, the status the
     // document declares for every operation, rather than a 431 it does not.
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${MAX_HEADER_BYTES} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
+    const requestId = randomUUID();
+    const body = JSON.stringify({
+      message: tooLarge ? `Request headers too large: at most ${MAX_HEADER_BYTES} bytes` : 'Malformed HTTP request',
+      code: 'BAD_REQUEST',
+      requestId,
+    });
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 

@@ -1,5 +1,9 @@
-import { startService } from './app.ts';
-import { runProcess } from './run-process.ts';
+import { installTracingFromEnv } from './tracing.ts';
+
+// First, before the service's modules load: the PostgreSQL and Redis instrumentations patch those clients as they load.
+const tracing = installTracingFromEnv('server');
+const { startService } = await import('./app.ts');
+const { runProcess } = await import('./run-process.ts');
 
 /** The first admin key of a new store, on the terminal (stderr) and never in the log. */
 function showFirstAdminKey(key: string): void {
@@ -17,4 +21,12 @@ function showFirstAdminKey(key: string): void {
   );
 }
 
-await runProcess((config, logger) => startService(config, { logger, onFirstAdminKey: showFirstAdminKey }));
+await runProcess(async (config, logger) => {
+  const service = await startService(config, { logger, onFirstAdminKey: showFirstAdminKey });
+  return {
+    async stop() {
+      await service.stop();
+      await tracing?.shutdown();
+    },
+  };
+});

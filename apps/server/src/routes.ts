@@ -54,6 +54,13 @@ export interface Route {
    */
   auth?: Exclude<AuthLevel, 'public'>;
   handle(request: RouteRequest): Promise<void> | void;
+  /** The route's template for logs and metrics when it answers many paths (`/api/v1/keys/{id}`). */
+  template?(method: string, pathname: string): string | undefined;
+}
+
+/** What logs and metrics call a request's route: never the raw path, so its values are a closed set. */
+export function routeTemplate(route: Route, method: string, pathname: string): string {
+  return route.template?.(method, pathname) ?? route.path ?? `${route.prefix ?? ''}*`;
 }
 
 /** The first route that answers this method and path: the table's order decides. */
@@ -72,10 +79,13 @@ export interface OperationIndex {
   matches(method: string, pathname: string): boolean;
   /** The query parameters that operation declares (none for an unknown one). */
   queryParameters(method: string, pathname: string): readonly string[];
+  /** That operation's path template, base path included (`/api/v1/keys/{id}`). */
+  template(method: string, pathname: string): string | undefined;
 }
 
 interface IndexedOperation {
   pattern: RegExp;
+  template: string;
   method: string;
   query: readonly string[];
 }
@@ -92,6 +102,7 @@ export function operationIndex(paths: Record<string, object>, basePath: string):
       .filter(([key]) => HTTP_METHODS.has(key))
       .map(([method, operation]) => ({
         pattern,
+        template: basePath + path,
         method: method.toUpperCase(),
         query: [...new Set([...shared, ...parameterNames((operation as { parameters?: unknown }).parameters)])],
       }));
@@ -103,6 +114,7 @@ export function operationIndex(paths: Record<string, object>, basePath: string):
   return {
     matches: (method, pathname) => find(method, pathname) !== undefined,
     queryParameters: (method, pathname) => find(method, pathname)?.query ?? [],
+    template: (method, pathname) => find(method, pathname)?.template,
   };
 }
 

@@ -34,9 +34,13 @@ import {
   type Embedder,
   type JobQueue,
   type Logger,
+  NO_METRICS,
+  type PrometheusMetrics,
+  useMetrics,
 } from '@kb/core';
 import type { Database } from '@kb/db';
 import type { Redis } from 'ioredis';
+import { createProcessMetrics } from './metrics-endpoint.ts';
 
 /**
  * The composition root's product: what the API calls (ApiServices), and what the server and the
@@ -56,6 +60,8 @@ export interface Services extends ApiServices {
   };
   /** Retrieval, answerer and language handling shared by chat and the FAQ. */
   answers: Answers;
+  /** The process's Prometheus metrics (KB_METRICS), or null when they are off. */
+  metrics: PrometheusMetrics | null;
   /** Starts background work: in embedded mode, runs jobs left unfinished by an earlier process. */
   start(): Promise<void>;
   /** Flushes buffered writes and stops timers (not the database or Redis: their owner closes them). */
@@ -68,6 +74,8 @@ export function createServices(deps: {
   logger: Logger;
   redis: Redis | null;
   embedder: Embedder;
+  /** Which process the services are for (the metrics' `process` label). */
+  process?: 'server' | 'worker';
 }): Services {
   const { config, database, logger, redis, embedder } = deps;
   const keysRepository = new ApiKeysRepository(database.db);
@@ -106,6 +114,7 @@ export function createServices(deps: {
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
     : new InProcessJobQueue(runner, jobsRepository, logger);
+  const metrics = createProcessMetrics(config, { database, jobs: jobsRepository, queue }, deps.process ?? 'server');
   return {
     config,
     database,
@@ -135,6 +144,7 @@ export function createServices(deps: {
     jobs: { repository: jobsRepository, runner, queue },
     wikiImports: new WikiImports(jobsRepository, queue, config.wiki, logger),
     answers,
+    metrics,
     chat: new ChatService(conversations, answers, logger, queryLog),
     conversations: new ConversationsService(conversations, feedbackRepository),
     feedback: new FeedbackService(feedbackRepository),
@@ -152,6 +162,7 @@ export function createServices(deps: {
       await usage.stop();
       await queryLog.stop();
       await faq.stop();
+      if (metrics) useMetrics(NO_METRICS);
     },
   };
 }

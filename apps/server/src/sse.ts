@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { metrics } from '@kb/core';
 
 /** Comment line sent after this long without an event, so proxies keep an idle stream open. */
 export const SSE_PING_MS = 15_000;
@@ -31,6 +32,8 @@ export class SseWriter {
       Connection: 'keep-alive',
     });
     this.res.flushHeaders();
+    metrics.sseStream(1);
+    this.res.once('close', () => metrics.sseStream(-1));
     this.res.socket?.setNoDelay(true);
     this.timer = setTimeout(() => this.ping(), this.pingMs);
     this.timer.unref();

@@ -1,4 +1,16 @@
-import { runProcess } from './run-process.ts';
-import { startWorker } from './worker.ts';
+import { installTracingFromEnv } from './tracing.ts';
 
-await runProcess((config, logger) => startWorker(config, { logger }));
+// First, before the worker's modules load: the PostgreSQL and Redis instrumentations patch those clients as they load.
+const tracing = installTracingFromEnv('worker');
+const { runProcess } = await import('./run-process.ts');
+const { startWorker } = await import('./worker.ts');
+
+await runProcess(async (config, logger) => {
+  const worker = await startWorker(config, { logger });
+  return {
+    async stop() {
+      await worker.stop();
+      await tracing?.shutdown();
+    },
+  };
+});

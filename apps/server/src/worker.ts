@@ -1,12 +1,15 @@
 import type { Config } from '@kb/config';
-import { BullJobQueue, createLogger, JobWorker, openStore, type Logger, type Store } from '@kb/core';
+import { BullJobQueue, createLogger, JobWorker, openStore, useTracing, type Logger, type Store } from '@kb/core';
 import type { Database } from '@kb/db';
 import { StartupError } from './app.ts';
+import { startMetricsServer, type MetricsServer } from './metrics-endpoint.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningWorker {
   services: Services;
   worker: JobWorker;
+  /** The port of its /metrics (KB_METRICS on), else undefined. */
+  metricsPort: number | undefined;
   /** Stops taking jobs, gives the running ones the shutdown grace, hands back what is left. */
   stop(): Promise<void>;
 }
@@ -28,12 +31,14 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
         'In embedded mode the server runs jobs itself; no worker is needed.',
     );
   }
+  useTracing(config.telemetry.tracing !== null);
   let store: Store | undefined;
   let services: Services | undefined;
   let worker: JobWorker | undefined;
+  let metricsServer: MetricsServer | undefined;
   try {
     store = await openStore(config, { logger, database: options.database });
-    services = createServices({ config, database: store.database, logger, redis: null, embedder: store.embedder });
+    services = createServices({ config, database: store.database, logger, redis: null, embedder: store.embedder, process: 'worker' });
     const producer = services.jobs.queue instanceof BullJobQueue ? services.jobs.queue : undefined;
     worker = new JobWorker(
       services.jobs.runner,
@@ -49,7 +54,12 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
       producer,
     );
     await worker.start();
+    if (services.metrics) {
+      const { workerPort, host, token } = config.telemetry.metrics;
+      metricsServer = await startMetricsServer(services.metrics, { port: workerPort, host, token }, logger);
+    }
   } catch (error) {
+    await metricsServer?.close().catch(() => undefined);
     await worker?.close().catch(() => undefined);
     await services?.stop().catch(() => undefined);
     await store?.close();
@@ -68,13 +78,16 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
   const runningStore = store;
   const runningServices = services;
   const runningWorker = worker;
+  const runningMetrics = metricsServer;
   let stopping: Promise<void> | undefined;
   return {
     services: runningServices,
     worker: runningWorker,
+    metricsPort: runningMetrics?.port,
     stop() {
       stopping ??= (async () => {
         await runningWorker.close();
+        await runningMetrics?.close();
         await runningServices.stop();
         await runningStore.close();
         logger.info('worker stopped');

@@ -171,7 +171,7 @@ describe('chat with Claude (mocked)', () => {
     const res = await chat({ message: 'How do I deploy to Netlify?', stream: false });
     expect(res.status).toBe(503);
     const body = await json(res);
-    expect(body).toEqual({ message: expect.stringMatching(/language model.*529/), code: 'SERVICE_UNAVAILABLE' });
+    expect(body).toEqual({ message: expect.stringMatching(/language model.*529/), code: 'SERVICE_UNAVAILABLE', requestId: expect.any(String) });
     expect(JSON.stringify(body)).not.toContain('sk-ant');
   });
 

@@ -104,7 +104,7 @@ describe('GET /api/v1/faq with Claude (mocked)', () => {
     const res = await faq('localize menus');
     expect(res.status).toBe(503);
     const body = await json(res);
-    expect(body).toEqual({ message: expect.stringMatching(/language model \(claude-test-model\) failed \(HTTP 529\)/), code: 'SERVICE_UNAVAILABLE' });
+    expect(body).toEqual({ message: expect.stringMatching(/language model \(claude-test-model\) failed \(HTTP 529\)/), code: 'SERVICE_UNAVAILABLE', requestId: expect.any(String) });
     expect(JSON.stringify(body)).not.toContain('sk-ant');
     expect(requests.length).toBeGreaterThan(1);
     const rows = await service.services.database.db.selectFrom('faq_cache').select('query').execute();

@@ -7,7 +7,7 @@ import { createLogger } from '@kb/core';
 import { startTestService, type TestService, json } from './helpers.ts';
 
 function expectErrorBody(body: unknown, code: string) {
-  expect(body).toEqual({ message: expect.any(String), code, ...((body as { issues?: unknown }).issues ? { issues: expect.any(Array) } : {}) });
+  expect(body).toEqual({ message: expect.any(String), code, requestId: expect.any(String), ...((body as { issues?: unknown }).issues ? { issues: expect.any(Array) } : {}) });
   expect(JSON.stringify(body)).not.toMatch(/at .+\.(ts|js):\d+/);
 }
 
@@ -90,7 +90,7 @@ describe('HTTP surface', () => {
         body,
       });
       expect(trpc.status, path).toBe(400);
-      expect(await json(trpc)).toEqual({ error: { message: 'JSON input nested more than 64 levels deep', code: -32600 } });
+      expect(await json(trpc)).toEqual({ error: { message: 'JSON input nested more than 64 levels deep', code: -32600, requestId: expect.any(String) } });
     }
     const query = await fetch(`${service.url}/trpc/keys.list?input=${encodeURIComponent(deep(100))}`, { headers: { authorization: `Bearer ${admin}` } });
     expect(query.status).toBe(400);
@@ -215,7 +215,7 @@ describe('HTTP surface', () => {
       for (const [body, kind] of [['[1,2,3]', 'an array'], ['"abc"', 'a string'], ['42', 'a number'], ['null', 'null'], ['true', 'a boolean']]) {
         const res = await service.api(path, { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body });
         expect(res.status, `${path} ${body}`).toBe(400);
-        expect(await json(res), `${path} ${body}`).toEqual({ message: `Expected a JSON object as the body, not ${kind}`, code: 'BAD_REQUEST' });
+        expect(await json(res), `${path} ${body}`).toEqual({ message: `Expected a JSON object as the body, not ${kind}`, code: 'BAD_REQUEST', requestId: expect.any(String) });
       }
     }
     // Nine megabytes of array, without a key, on the login route.
@@ -238,13 +238,13 @@ describe('HTTP surface', () => {
       // Past 10,000 members one object is refused before it is parsed (V8 takes seconds to build one of a million).
       const wide = await service.api(path, { method: 'POST', ...(key ? { key } : {}), json: fields(700_000) });
       expect(wide.status, path).toBe(400);
-      expect(await json(wide)).toEqual({ message: 'JSON body holding an object of more than 10000 members', code: 'BAD_REQUEST' });
+      expect(await json(wide)).toEqual({ message: 'JSON body holding an object of more than 10000 members', code: 'BAD_REQUEST', requestId: expect.any(String) });
     }
     const trpc = await fetch(`${service.url}/trpc/search`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(fields(9_000)) });
     expect(trpc.status).toBe(400);
     expect((await trpc.text()).length).toBeLessThan(4096);
     const trpcWide = await fetch(`${service.url}/trpc/search`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(fields(10_001)) });
-    expect(await json(trpcWide)).toEqual({ error: { message: 'JSON input holding an object of more than 10000 members', code: -32600 } });
+    expect(await json(trpcWide)).toEqual({ error: { message: 'JSON input holding an object of more than 10000 members', code: -32600, requestId: expect.any(String) } });
 
     // A ten-megabyte value is quoted as an excerpt, never whole.
     const huge = 'x'.repeat(9 * 1024 * 1024);
@@ -349,7 +349,7 @@ describe('HTTP surface', () => {
     expectErrorBody(await json(declared), 'PAYLOAD_TOO_LARGE');
     const trpc = await fetch(`${service.url}/trpc/keys.create`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: big });
     expect(trpc.status).toBe(413);
-    expect(await json(trpc)).toEqual({ error: { message: expect.stringContaining('larger than the limit'), code: -32013 } });
+    expect(await json(trpc)).toEqual({ error: { message: expect.stringContaining('larger than the limit'), code: -32013, requestId: expect.any(String) } });
 
     const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${service.url}/api/v1/keys`, {
@@ -404,7 +404,9 @@ describe('HTTP surface', () => {
       expect(result, result.path).toEqual({
         path: result.path,
         status: 413,
-        body: result.path.startsWith('/trpc/') ? { error: { message, code: -32013 } } : { message, code: 'PAYLOAD_TOO_LARGE' },
+        body: result.path.startsWith('/trpc/')
+          ? { error: { message, code: -32013, requestId: expect.any(String) } }
+          : { message, code: 'PAYLOAD_TOO_LARGE', requestId: expect.any(String) },
       });
     }
   }, 120_000);
@@ -451,7 +453,9 @@ describe('HTTP surface', () => {
     });
     expect(response).toMatch(/^HTTP\/1\.1 400/);
     expect(response).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
-    expect(response).toContain('{"message":"Malformed HTTP request","code":"BAD_REQUEST"}');
+    expect(response).toMatch(/\{"message":"Malformed HTTP request","code":"BAD_REQUEST","requestId":"([\w-]+)"\}/);
+    // The body names the request id the response carries.
+    expect(response).toContain(`X-Request-Id: ${/"requestId":"([\w-]+)"/.exec(response)![1]}`);
   });
 
   it('answers an Expect header it cannot meet with a JSON 400 (a status every operation declares)', async () => {
@@ -466,7 +470,7 @@ describe('HTTP surface', () => {
     });
     expect(response).toMatch(/^HTTP\/1\.1 400/);
     expect(response).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
-    expect(response).toContain('{"message":"Unsupported Expect header \\"999-weird\\": only 100-continue is supported","code":"BAD_REQUEST"}');
+    expect(response).toMatch(/\{"message":"Unsupported Expect header \\"999-weird\\": only 100-continue is supported","code":"BAD_REQUEST","requestId":"[\w.:-]+"\}/);
   });
 
   it('answers headers over the limit with a JSON 400', async () => {

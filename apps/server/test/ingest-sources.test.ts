@@ -132,7 +132,7 @@ describe('URL and OpenAPI ingestion', () => {
     for (const [url, why] of cases) {
       const res = await open.api('/api/v1/ingest/url', { method: 'POST', key, json: { url, namespace: 'user_docs' } });
       expect(res.status, url).toBe(422);
-      expect(await json(res)).toEqual({ message: `The URL could not be fetched: ${why}`, code: 'UNPROCESSABLE_CONTENT' });
+      expect(await json(res)).toEqual({ message: `The URL could not be fetched: ${why}`, code: 'UNPROCESSABLE_CONTENT', requestId: expect.any(String) });
     }
     for (const url of ['not a url', 'ftp://example.com/file', 'file:///etc/passwd', 'javascript:alert(1)']) {
       const res = await open.api('/api/v1/ingest/url', { method: 'POST', key, json: { url, namespace: 'user_docs' } });

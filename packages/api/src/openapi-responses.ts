@@ -40,6 +40,7 @@ export const ERROR_SCHEMA = {
   properties: {
     message: { type: 'string', description: 'What went wrong, for a person; unknown fields are named' },
     code: { type: 'string', enum: Object.keys(APP_ERROR_STATUS) },
+    requestId: { type: 'string', description: "The request's X-Request-Id: every log line of the request carries it" },
     issues: {
       type: 'array',
       description: 'Invalid input only: one entry per problem (zod issues), at most 20',

@@ -110,7 +110,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
     title: 'Knowledge base service API',
     description:
       'Search documentation, get cited answers, and manage the knowledge base. Authenticate with "Authorization: Bearer kb_..." ' +
-      'or, for admin endpoints, an admin session cookie from POST /auth/login. Errors are JSON: { message, code, issues? }. ' +
+      'or, for admin endpoints, an admin session cookie from POST /auth/login. Errors are JSON: { message, code, requestId, issues? }. ' +
       'Requests made with a key carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers; a 429 carries Retry-After.',
     version: options.version,
     baseUrl: options.serverUrl ?? API_BASE_PATH,

@@ -9,7 +9,7 @@ import { invalidInputMessage, type InputIssue } from './input-issues.ts';
 export interface RestErrorResponse {
   status: number;
   headers: Record<string, string | string[]>;
-  body: { message: string; code: string; issues?: unknown[] };
+  body: { message: string; code: string; requestId?: string; issues?: unknown[] };
 }
 
 /**
@@ -33,7 +33,7 @@ export function restErrorResponse(error: unknown, ctx?: RequestContext): RestErr
   return {
     status: meta.status ?? getHTTPStatusCodeFromError(trpcError),
     headers: meta.headers ?? {},
-    body: { message, code: trpcError.code, ...(invalidInput ? { issues } : {}) },
+    body: { message, code: trpcError.code, ...(ctx?.requestId ? { requestId: ctx.requestId } : {}), ...(invalidInput ? { issues } : {}) },
   };
 }
 

@@ -4,6 +4,7 @@ import {
   AppError,
   isAppError,
   keyPrincipal,
+  metrics,
   RateLimiterUnavailableError,
   rateLimitHeaders,
   SESSION_COOKIE,
@@ -72,11 +73,11 @@ const t = initTRPC
   .context<RequestContext>()
   .meta<Meta>()
   .create({
-    errorFormatter({ shape, error }) {
-      // One body everywhere: { message, code } (REST adds `issues` for invalid input).
-      // Internal failures never describe themselves to the caller; the log has the cause.
+    errorFormatter({ shape, error, ctx }) {
+      // One body everywhere: { message, code, requestId } (REST adds `issues` for invalid input).
+      // Internal failures never describe themselves to the caller; the log has the cause, found by the request id.
       const message = error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal server error' : shape.message;
-      return { message, code: shape.code };
+      return { message, code: shape.code, ...(ctx?.requestId ? { requestId: ctx.requestId } : {}) };
     },
   });
 
@@ -198,6 +199,7 @@ async function enforceRateLimit(ctx: RequestContext, caller: Extract<Caller, { k
   ]);
   Object.assign(ctx.responseHeaders, rateLimitHeaders(decision));
   if (!decision.allowed) {
+    metrics.rateLimited(decision.windowSeconds === 60 ? 'per-minute' : 'per-day');
     throw new AppError('TOO_MANY_REQUESTS', `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.retryAfterSeconds} s`, {
       headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 1) },
     });

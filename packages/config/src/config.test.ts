@@ -105,4 +105,18 @@ describe('loadConfig', () => {
       allowedOrigins: ['http://localhost:6274'],
     });
   });
+
+  it('reads metrics and tracing settings: off by default, metrics on the API port only behind a token', () => {
+    expect(loadConfig({}).telemetry).toEqual({ metrics: { enabled: false, host: '127.0.0.1', workerPort: 9464 }, tracing: null });
+    expect(() => loadConfig({ KB_METRICS: 'true', KB_METRICS_TOKEN: 'short' })).toThrow(/KB_METRICS_TOKEN: must be at least 16/);
+    expect(loadConfig({ KB_METRICS: 'true', KB_METRICS_TOKEN: 'a-long-enough-token' }).telemetry.metrics).toEqual({ enabled: true, token: 'a-long-enough-token', host: '127.0.0.1', workerPort: 9464 });
+    expect(loadConfig({ KB_METRICS: '1', KB_METRICS_PORT: '9100', KB_METRICS_HOST: '10.0.0.5', KB_WORKER_METRICS_PORT: '9101' }).telemetry.metrics).toEqual({ enabled: true, port: 9100, host: '10.0.0.5', workerPort: 9101 });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc,x-team=docs' }).telemetry.tracing).toEqual({
+      endpoint: 'http://collector:4318/v1/traces',
+      headers: { authorization: 'Bearer abc', 'x-team': 'docs' },
+      serviceName: 'kb',
+    });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://x.test/traces', OTEL_SERVICE_NAME: 'kb-eu' }).telemetry.tracing).toMatchObject({ endpoint: 'https://x.test/traces', serviceName: 'kb-eu' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).telemetry.tracing).toBeNull();
+  });
 });

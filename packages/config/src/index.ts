@@ -245,6 +245,26 @@ const mcpSchema = z.object({
   KB_MCP_ALLOWED_ORIGINS: stringList,
 });
 
+const portNumber = z.preprocess(
+  emptyToUndefined,
+  z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').optional(),
+);
+
+/** Metrics (Prometheus) and traces (OpenTelemetry, the standard OTEL_* variables). */
+const telemetrySchema = z
+  .object({
+    KB_METRICS: boolFlag(false),
+    KB_METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+    KB_METRICS_PORT: portNumber,
+    KB_METRICS_HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
+    KB_WORKER_METRICS_PORT: portNumber,
+    OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl(['http:', 'https:']),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl(['http:', 'https:']),
+    OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+    OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().default('kb')),
+    OTEL_SDK_DISABLED: boolFlag(false),
+  });
+
 const schemas = {
   server: serverSchema,
   mcp: mcpSchema,
@@ -260,6 +280,7 @@ const schemas = {
   assistant: assistantSchema,
   limits: limitsSchema,
   jobs: jobsSchema,
+  telemetry: telemetrySchema,
 } as const;
 
 export type EnvSource = Record<string, string | undefined>;
@@ -308,6 +329,15 @@ export interface Config {
   mcp: { instructions?: string; allowedHosts: string[]; allowedOrigins: string[] };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
   jobs: { queuePrefix: string; workerConcurrency: number; lockMs: number; shutdownGraceMs: number };
+  /**
+   * Metrics: off unless `enabled`; on the API port behind `token`, or on `port` of their own
+   * (bound to `host`); a worker serves them on `workerPort`. Traces: exported over OTLP/HTTP
+   * when `tracing` is set.
+   */
+  telemetry: {
+    metrics: { enabled: boolean; token?: string; port?: number; host: string; workerPort: number };
+    tracing: { endpoint: string; headers: Record<string, string>; serviceName: string } | null;
+  };
   limits: {
     maxBodyBytes: number;
     maxSpecBytes: number;
@@ -356,6 +386,11 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
   const jobs = parsed.jobs as z.infer<typeof jobsSchema>;
   const mcp = parsed.mcp as z.infer<typeof mcpSchema>;
+
+  const telemetry = parsed.telemetry as z.infer<typeof telemetrySchema>;
+  const tracesEndpoint =
+    telemetry.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (telemetry.OTEL_EXPORTER_OTLP_ENDPOINT ? `${telemetry.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined);
 
   return {
     server: {
@@ -431,7 +466,35 @@ export function loadConfig(env: EnvSource = process.env): Config {
       lockMs: jobs.KB_JOB_LOCK_MS,
       shutdownGraceMs: jobs.KB_SHUTDOWN_GRACE_MS,
     },
+    telemetry: {
+      metrics: {
+        enabled: telemetry.KB_METRICS,
+        ...(telemetry.KB_METRICS_TOKEN === undefined ? {} : { token: telemetry.KB_METRICS_TOKEN }),
+        ...(telemetry.KB_METRICS_PORT === undefined ? {} : { port: telemetry.KB_METRICS_PORT }),
+        host: telemetry.KB_METRICS_HOST,
+        workerPort: telemetry.KB_WORKER_METRICS_PORT ?? 9464,
+      },
+      tracing:
+        tracesEndpoint && !telemetry.OTEL_SDK_DISABLED
+          ? { endpoint: tracesEndpoint, headers: otlpHeaders(telemetry.OTEL_EXPORTER_OTLP_HEADERS), serviceName: telemetry.OTEL_SERVICE_NAME }
+          : null,
+    },
   };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `name=value` pairs, comma-separated, values percent-encoded (the OpenTelemetry specification's form). */
+function otlpHeaders(text: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (text ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    try {
+      headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      // A malformed escape: the pair is left out.
+    }
+  }
+  return headers;
 }
 
 /** The variables loadConfig() reads, for documentation and checks. */

@@ -70,3 +70,4 @@ export { DEFAULT_GAPS_PAGE, MAX_GAPS_PAGE, normalizeQuery, QueryLog } from './in
 export type { GapView } from './insights/query-log.ts';
 export { QueryLogRepository } from './insights/query-log.repository.ts';
 export { backupStoreOf, checkBackupEmbedding } from './backup/index.ts';
+export * from './telemetry/index.ts';

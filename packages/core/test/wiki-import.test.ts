@@ -1,5 +1,7 @@
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
 import { sql } from 'kysely';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import type { Embedder, EmbeddingInputType } from '../src/embeddings/types.ts';
@@ -164,6 +166,52 @@ describe.each(kinds)('wiki space import on %s', (kind) => {
     expect(view.error).toBeUndefined();
     expect(view.status).toBe('done');
     expect(waits).toEqual([2_000]);
+  });
+
+  it('shows, while it retries an unreachable host, the attempt, the next try and an error naming host and cause', async () => {
+    // A port nothing listens on: bind one, note it, close it.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const lines: Array<Record<string, unknown>> = [];
+    const capture = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    const handler = createWikiImportHandler({
+      settings: { ...settings, baseUrl: `http://127.0.0.1:${closed}` },
+      ingestion,
+      client: { maxAttempts: 2, sleep: async () => undefined },
+    });
+    const runner = new JobRunner(jobs, { wiki: handler }, capture);
+    const job = await jobs.create('wiki', { spaceKey: 'ENG', namespace: 'wiki' });
+    const before = Date.now();
+    const outcome = await runner.run(job.id, {
+      signal: new AbortController().signal,
+      finalAttempt: false,
+      maxAttempts: 3,
+      retryDelayMs: 60_000,
+      requestId: 'req-wiki-7',
+    });
+    expect(outcome.kind).toBe('retry');
+    const view = toJobView((await jobs.get(job.id))!);
+    expect(view).toMatchObject({ status: 'pending', attempts: 1, maxAttempts: 3 });
+    expect(view).not.toHaveProperty('error');
+    expect(view.lastError).toContain(`cannot reach 127.0.0.1:${closed}: ECONNREFUSED (connection refused)`);
+    expect(view.lastError).toMatch(/failed after 2 attempts/);
+    expect(Date.parse(view.nextAttemptAt!)).toBeGreaterThanOrEqual(before + 60_000);
+    // Every line the job logged names the request that started it.
+    const jobLines = lines.filter((line) => line.jobId === job.id);
+    expect(jobLines.length).toBeGreaterThanOrEqual(3);
+    for (const line of jobLines) expect(line.reqId).toBe('req-wiki-7');
+
+    // The next attempt starts: the job is running, its last error still shown until it ends.
+    const second = await runner.run(job.id, { signal: new AbortController().signal, finalAttempt: true, maxAttempts: 3 });
+    expect(second.kind).toBe('failed');
+    const failed = toJobView((await jobs.get(job.id))!);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null });
+    expect(failed.error).toContain('ECONNREFUSED');
+    expect(failed).not.toHaveProperty('lastError');
   });
 
   it('fails with an error naming an unknown space', async () => {

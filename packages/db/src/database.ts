@@ -92,8 +92,16 @@ const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
  * ask it how to pass vectors, how to run a vector search and how large to make their writes, and
  * never which engine it is.
  */
+/** What a store tells the metrics: its connection pools (PostgreSQL), its vacuum runs (embedded). */
+export interface StoreStats {
+  pool?: { total: number; idle: number; waiting: number };
+  vacuumRuns?: number;
+}
+
 export interface Database {
   readonly db: Kysely<DB>;
+  /** Read at each metrics scrape. */
+  stats?(): StoreStats;
   /**
    * Reads that may lag the primary by up to the replicas' lag bound: searches, answers' and the
    * FAQ's retrieval, lists. Anything that writes, or must read what was just written, uses `db`.
@@ -232,10 +240,18 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
         : undefined;
     replicas.start();
     const description = describeUrl(storage.databaseUrl) + (replicas.size > 0 ? ` (reads also on ${replicaUrls.map(describeUrl).join(', ')})` : '');
-    return wrap(db, vectorDb, 'postgres', description, embeddingDimension, async () => {
+    const database = wrap(db, vectorDb, 'postgres', description, embeddingDimension, async () => {
       await replicas.end();
       await Promise.all([db.destroy(), vectorDb.destroy()]);
     }, options.bulkLoadMinChunks, reads);
+    // The primary's pools (metrics): the connections writes and read-your-writes queries wait for.
+    const stats = (): StoreStats => ({
+      pool: [primary.general, primary.vector].reduce(
+        (sum, p) => ({ total: sum.total + p.totalCount, idle: sum.idle + p.idleCount, waiting: sum.waiting + p.waitingCount }),
+        { total: 0, idle: 0, waiting: 0 },
+      ),
+    });
+    return Object.assign(database, { stats });
   }
 
   let lock: StoreLock | undefined;
@@ -271,7 +287,8 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
     await queryable.close();
     lock?.release();
   }, options.bulkLoadMinChunks);
-  return pglite ? Object.assign(database, { pglite }) : database;
+  const stats = (): StoreStats => ({ vacuumRuns: vacuum.runs });
+  return pglite ? Object.assign(database, { pglite, stats }) : Object.assign(database, { stats });
 }
 
 function wrap(

@@ -20,6 +20,8 @@ export class EmbeddedVacuum {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** Tables vacuumed since the store opened (metrics). */
+  runs = 0;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -54,6 +56,7 @@ export class EmbeddedVacuum {
     for (const { name } of rows) {
       if (this.stopped) return;
       await sql`vacuum (analyze) ${sql.table(name)}`.execute(this.db);
+      this.runs++;
     }
   }
 

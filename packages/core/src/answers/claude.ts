@@ -7,6 +7,7 @@
  * the answer has been passed on: after that a failure ends the answer, because a retry would
  * write it again from the start.
  */
+import { endSpan, inSpan, startSpan } from '../telemetry/tracing.ts';
 import type Anthropic from '@anthropic-ai/sdk';
 import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
@@ -14,6 +15,7 @@ import type { Message, MessageCreateParamsNonStreaming, RawMessageStreamEvent } 
 import { untilAborted } from '../abort.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { metrics, secondsSince, type ProviderOperation } from '../telemetry/metrics.ts';
 import { buildAnswerPrompt, buildRewritePrompt, type AnswerPrompt } from './prompt.ts';
 import type { QueryRewriter } from './passages.ts';
 import type { Answerer, AnswerInput, AnswerStream, HistoryMessage } from './types.ts';
@@ -125,7 +127,40 @@ export function modelFailure(error: unknown, model: string): AppError {
 export async function* streamText(
   client: Anthropic | Promise<Anthropic>,
   request: AnswerPrompt & { model: string; maxTokens: number },
-  options: { signal?: AbortSignal; policy?: RetryPolicy; logger?: Logger } = {},
+  options: { signal?: AbortSignal; policy?: RetryPolicy; logger?: Logger; operation?: ProviderOperation } = {},
+): AsyncGenerator<string> {
+  const operation = options.operation ?? 'answer';
+  const began = performance.now();
+  const span = startSpan(`model anthropic ${operation}`, { 'kb.provider': 'anthropic', 'kb.model': request.model });
+  let outcome: 'ok' | 'error' | 'aborted' = 'ok';
+  let failure: unknown;
+  try {
+    yield* streamAttempts(client, request, options, operation);
+  } catch (error) {
+    outcome = options.signal?.aborted ? 'aborted' : 'error';
+    failure = error;
+    throw error;
+  } finally {
+    metrics.providerCall('anthropic', operation, outcome, secondsSince(began));
+    span?.setAttribute('kb.outcome', outcome);
+    endSpan(span, outcome === 'error' ? failure : undefined);
+  }
+}
+
+/** Claude's usage figures, as billed: input, output, cache reads and writes. */
+function recordUsage(operation: ProviderOperation, usage: Partial<Record<'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens', number | null>> | undefined): void {
+  if (!usage || !metrics.enabled) return;
+  metrics.providerTokens('anthropic', operation, 'input', usage.input_tokens ?? 0);
+  metrics.providerTokens('anthropic', operation, 'output', usage.output_tokens ?? 0);
+  metrics.providerTokens('anthropic', operation, 'cache_read', usage.cache_read_input_tokens ?? 0);
+  metrics.providerTokens('anthropic', operation, 'cache_write', usage.cache_creation_input_tokens ?? 0);
+}
+
+async function* streamAttempts(
+  client: Anthropic | Promise<Anthropic>,
+  request: AnswerPrompt & { model: string; maxTokens: number },
+  options: { signal?: AbortSignal; policy?: RetryPolicy; logger?: Logger },
+  operation: ProviderOperation,
 ): AsyncGenerator<string> {
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   for (let attempt = 0; ; attempt++) {
@@ -142,6 +177,9 @@ export async function* streamText(
         const next = options.signal ? await untilAborted(events.next(), options.signal) : await events.next();
         if (next.done) return;
         const event = next.value;
+        // message_start carries the input side; message_delta the final output count.
+        if (event.type === 'message_start') recordUsage(operation, { ...event.message.usage, output_tokens: 0 });
+        else if (event.type === 'message_delta') recordUsage(operation, { output_tokens: event.usage.output_tokens });
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta' && event.delta.text !== '') {
           started = true;
           yield event.delta.text;
@@ -158,6 +196,7 @@ export async function* streamText(
         { status: isApiError(error) ? error.status : undefined, attempt: attempt + 1, delayMs },
         'language model call failed before its first token; retrying',
       );
+      metrics.providerRetry('anthropic', operation);
       await policy.sleep(delayMs, options.signal);
     }
   }
@@ -170,17 +209,39 @@ export async function* streamText(
 export async function completeMessage(
   client: Anthropic | Promise<Anthropic>,
   params: MessageCreateParamsNonStreaming,
-  options: { signal?: AbortSignal; policy?: RetryPolicy; logger?: Logger } = {},
+  options: { signal?: AbortSignal; policy?: RetryPolicy; logger?: Logger; operation?: ProviderOperation } = {},
 ): Promise<Message> {
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
+  const operation = options.operation ?? 'faq';
+  return inSpan(`model anthropic ${operation}`, { 'kb.provider': 'anthropic', 'kb.model': params.model }, () => completeAttempts(client, params, options, policy, operation));
+}
+
+async function completeAttempts(
+  client: Anthropic | Promise<Anthropic>,
+  params: MessageCreateParamsNonStreaming,
+  options: { signal?: AbortSignal; logger?: Logger },
+  policy: RetryPolicy,
+  operation: ProviderOperation,
+): Promise<Message> {
+  const began = performance.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await (await client).messages.create(params, options.signal ? { signal: options.signal } : {});
+      const message = await (await client).messages.create(params, options.signal ? { signal: options.signal } : {});
+      metrics.providerCall('anthropic', operation, 'ok', secondsSince(began));
+      recordUsage(operation, message.usage);
+      return message;
     } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      if (!isRetryableModelError(error) || attempt + 1 >= policy.attempts) throw modelFailure(error, params.model);
+      if (options.signal?.aborted) {
+        metrics.providerCall('anthropic', operation, 'aborted', secondsSince(began));
+        throw options.signal.reason;
+      }
+      if (!isRetryableModelError(error) || attempt + 1 >= policy.attempts) {
+        metrics.providerCall('anthropic', operation, 'error', secondsSince(began));
+        throw modelFailure(error, params.model);
+      }
       const delayMs = retryDelay(error, attempt, policy);
       options.logger?.warn({ status: isApiError(error) ? error.status : undefined, attempt: attempt + 1, delayMs }, 'language model call failed; retrying');
+      metrics.providerRetry('anthropic', operation);
       await policy.sleep(delayMs, options.signal);
     }
   }
@@ -223,7 +284,7 @@ export class ClaudeQueryRewriter implements QueryRewriter {
   async rewrite(message: string, history: readonly HistoryMessage[], signal?: AbortSignal): Promise<{ query: string; variants: string[] }> {
     const prompt = buildRewritePrompt(message, history, this.settings.historyTokens);
     let text = '';
-    for await (const fragment of streamText(this.client, { ...prompt, model: this.settings.model, maxTokens: 300 }, { ...this.options, ...(signal ? { signal } : {}) })) {
+    for await (const fragment of streamText(this.client, { ...prompt, model: this.settings.model, maxTokens: 300 }, { ...this.options, operation: 'rewrite', ...(signal ? { signal } : {}) })) {
       text += fragment;
     }
     return parseRewrite(text, message);

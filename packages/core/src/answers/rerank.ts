@@ -3,6 +3,8 @@
  * set, else a local one over the whole sections (BM25 with the corpus's term weights, the
  * query's coverage of the heading trail, and the fused rank of the first retrieval).
  */
+import { inSpan } from '../telemetry/tracing.ts';
+import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import { analyze } from '@kb/content';
 import { VoyageAIClient } from 'voyageai';
 import type { Logger } from '../logger.ts';
@@ -99,8 +101,9 @@ export class VoyageReranker implements Reranker {
 
   async rerank(query: string, candidates: readonly RerankCandidate[], terms: QueryTermWeights, signal?: AbortSignal): Promise<number[]> {
     if (candidates.length === 0) return [];
+    const began = performance.now();
     try {
-      const response = await this.#client.rerank(
+      const response = await inSpan('rerank voyage', { 'kb.provider': 'voyage', 'kb.model': this.options.model, 'kb.documents': candidates.length }, () => this.#client.rerank(
         {
           query,
           documents: candidates.map((c) => `${c.heading}\n\n${c.text}`.slice(0, MAX_RERANK_CHARS)),
@@ -108,7 +111,9 @@ export class VoyageReranker implements Reranker {
           truncation: true,
         },
         { ...(signal ? { abortSignal: signal } : {}), maxRetries: 0 },
-      );
+      ));
+      metrics.providerCall('voyage', 'rerank', 'ok', secondsSince(began));
+      if (typeof response.usage?.totalTokens === 'number') metrics.providerTokens('voyage', 'rerank', 'input', response.usage.totalTokens);
       const scores = new Array<number>(candidates.length).fill(0);
       for (const item of response.data ?? []) {
         if (typeof item.index === 'number' && item.index >= 0 && item.index < scores.length && typeof item.relevanceScore === 'number') {
@@ -117,6 +122,7 @@ export class VoyageReranker implements Reranker {
       }
       return scores;
     } catch (error) {
+      metrics.providerCall('voyage', 'rerank', signal?.aborted ? 'aborted' : 'error', secondsSince(began));
       signal?.throwIfAborted();
       this.options.logger?.warn({ err: error, model: this.options.model }, 'Voyage rerank failed; reranking locally');
       return this.#fallback.rerank(query, candidates, terms);

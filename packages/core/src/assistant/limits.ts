@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { metrics } from '../telemetry/metrics.ts';
 import { addressSubject } from '../faq/limits.ts';
 import type { AuthenticatedKey } from '../keys/types.ts';
 import { rateLimitHeaders, type RateLimitDecision, type SlidingWindowRateLimiter } from '../ratelimit/rate-limiter.ts';
@@ -35,6 +36,7 @@ export class PublishableLimits {
       { windowSeconds: 86_400, limit: key.visitorRateLimitRpd },
     ]);
     if (!decision.allowed) {
+      metrics.rateLimited('visitor');
       const wait = readableWait(decision.retryAfterSeconds ?? 1);
       const asked = decision.limit === 1 ? 'one question' : `${decision.limit} questions`;
       throw refused(
@@ -53,6 +55,7 @@ export class PublishableLimits {
   async answer(key: AuthenticatedKey): Promise<void> {
     const decision = await this.limiter.hit(`${this.prefix}:answers:${key.id}`, [{ windowSeconds: 86_400, limit: key.dailyAnswerLimit }]);
     if (!decision.allowed) {
+      metrics.rateLimited('answers');
       throw refused(decision, `This assistant has answered all the questions it may today; try again in ${readableWait(decision.retryAfterSeconds ?? 1)}`);
     }
   }

@@ -8,6 +8,8 @@
  * `error` event, and the answer written so far is stored marked interrupted, as it is when the
  * caller's signal aborts (the client went away).
  */
+import { inSpan } from '../telemetry/tracing.ts';
+import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.ts';
 import { resolveNamespaces } from '../namespaces.ts';
@@ -130,6 +132,8 @@ export class ChatService {
     log: Logger,
   ): AsyncGenerator<ChatEvent, void, undefined> {
     const { conversationId, messageId } = turn;
+    const began = performance.now();
+    const answerer = this.answers.answerer.kind;
     let sources: Source[] = [];
     let metaSent = false;
     let answer = '';
@@ -145,9 +149,11 @@ export class ChatService {
       }
     };
     try {
-      const retrieval = await this.answers.retriever.retrieve(
-        { message: request.message, history: turn.history, namespaces: request.namespaces ?? null, mode: request.retrieval ?? 'standard' },
-        signal,
+      const retrieval = await inSpan('retrieval', { 'kb.retrieval': request.retrieval ?? 'standard' }, () =>
+        this.answers.retriever.retrieve(
+          { message: request.message, history: turn.history, namespaces: request.namespaces ?? null, mode: request.retrieval ?? 'standard' },
+          signal,
+        ),
       );
       // Recorded with what the answer found (nothing: it leads the knowledge gaps) and, for a
       // follow-up, the question it stands for.
@@ -175,15 +181,19 @@ export class ChatService {
       record(stream.passages.length > 0);
       sources = sourcesOf(stream.passages);
       metaSent = true;
+      metrics.chatMeta(answerer, secondsSince(began));
       yield { type: 'meta', conversationId, messageId, sources };
       for await (const text of stream.fragments) {
+        if (answer === '') metrics.chatFirstChunk(answerer, secondsSince(began));
         answer += text;
         yield { type: 'chunk', text };
       }
       signal?.throwIfAborted();
       await store(false);
+      metrics.chatAnswer(answerer, request.retrieval ?? 'standard');
     } catch (error) {
       if (signal?.aborted) {
+        metrics.chatAborted(answerer);
         log.info({ chars: answer.length }, 'client went away; the answer so far is stored as interrupted');
         await store(true);
         return;

@@ -1,4 +1,6 @@
 import { VoyageAIClient, VoyageAIError, VoyageAITimeoutError, isLocalModel } from 'voyageai';
+import { inSpan } from '../telemetry/tracing.ts';
+import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import type { Embedder, EmbeddingInputType } from './types.ts';
 
 /** Per-model facts used to size requests and check vectors. */
@@ -271,6 +273,20 @@ export class VoyageEmbedder implements Embedder {
   async embed(texts: readonly string[], inputType: EmbeddingInputType, signal?: AbortSignal): Promise<number[][]> {
     signal?.throwIfAborted();
     if (texts.length === 0) return [];
+    const began = performance.now();
+    try {
+      const vectors = await inSpan('embedding voyage', { 'kb.provider': 'voyage', 'kb.model': this.model, 'kb.texts': texts.length, 'kb.input_type': inputType }, () =>
+        this.#embedAll(texts, inputType, signal),
+      );
+      metrics.providerCall('voyage', 'embed', 'ok', secondsSince(began));
+      return vectors;
+    } catch (error) {
+      metrics.providerCall('voyage', 'embed', signal?.aborted ? 'aborted' : 'error', secondsSince(began));
+      throw error;
+    }
+  }
+
+  async #embedAll(texts: readonly string[], inputType: EmbeddingInputType, signal: AbortSignal | undefined): Promise<number[][]> {
 
     const batches = planBatches(texts, MAX_TEXTS_PER_REQUEST, this.#batchTokenBudget);
     const results: number[][] = new Array<number[]>(texts.length);
@@ -345,9 +361,12 @@ export class VoyageEmbedder implements Embedder {
           },
           'Voyage embeddings request failed; retrying',
         );
+        metrics.providerRetry('voyage', 'embed');
         await this.#sleep(delayMs, signal);
         continue;
       }
+      const tokens = (response as { usage?: { totalTokens?: unknown } }).usage?.totalTokens;
+      if (typeof tokens === 'number') metrics.providerTokens('voyage', 'embed', 'input', tokens);
       return this.#readVectors(response, texts.length);
     }
   }

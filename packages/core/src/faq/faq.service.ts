@@ -16,6 +16,7 @@
  * A generation is not tied to the request that started it: others may be waiting for it, and its
  * result is kept for everyone.
  */
+import { metrics } from '../telemetry/metrics.ts';
 import { randomUUID } from 'node:crypto';
 import { untilAborted } from '../abort.ts';
 import type { Answers } from '../answers/index.ts';
@@ -147,11 +148,16 @@ export class FaqService {
     });
 
     const hit = await this.repository.find(key, this.writer.id, new Date(this.now()));
-    if (hit) return { faq: answer({ ...hit, made: false }, true), rateLimit: requestLimit };
+    if (hit) {
+      metrics.faqCache('hit');
+      return { faq: answer({ ...hit, made: false }, true), rateLimit: requestLimit };
+    }
+    metrics.faqCache('miss');
 
     const missLimit = await this.limits.miss(request.clientAddress);
     let generation = this.inFlight.get(key);
     const joined = generation !== undefined;
+    if (joined) metrics.faqJoin();
     if (!generation) {
       generation = this.generate(key, request, namespaces, language, log.child({ faq: key.slice(0, 12) })).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, generation);
@@ -187,6 +193,17 @@ export class FaqService {
   }
 
   private async make(key: string, request: FaqRequest, namespaces: readonly Namespace[], language: string, log: Logger): Promise<Made> {
+    try {
+      const made = await this.makeOnce(key, request, namespaces, language, log);
+      metrics.faqGeneration('ok');
+      return made;
+    } catch (error) {
+      metrics.faqGeneration('error');
+      throw error;
+    }
+  }
+
+  private async makeOnce(key: string, request: FaqRequest, namespaces: readonly Namespace[], language: string, log: Logger): Promise<Made> {
     const started = performance.now();
     const retrieval = await this.answers.retriever.retrieve({
       message: request.q,

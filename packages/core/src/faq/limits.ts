@@ -3,6 +3,7 @@
  * by every server process): every request per client address (generous: hits are cheap), cache
  * misses per client address, and FAQs written by the model per day across the service.
  */
+import { metrics, type RateLimitName } from '../telemetry/metrics.ts';
 import { isIPv6 } from 'node:net';
 import { AppError } from '../errors.ts';
 import { rateLimitHeaders, type RateLimitDecision, type SlidingWindowRateLimiter } from '../ratelimit/rate-limiter.ts';
@@ -41,22 +42,23 @@ export class FaqLimits {
 
   /** Counts a request of the address (any request, hit or miss). */
   request(address: string): Promise<RateLimitDecision> {
-    return this.check(`${this.settings.prefix}:faq:${addressSubject(address)}`, 60, this.settings.requestsPerMinute, 'Too many FAQ requests from this address');
+    return this.check('faq', `${this.settings.prefix}:faq:${addressSubject(address)}`, 60, this.settings.requestsPerMinute, 'Too many FAQ requests from this address');
   }
 
   /** Counts a cache miss of the address. */
   miss(address: string): Promise<RateLimitDecision> {
-    return this.check(`${this.settings.prefix}:faq-miss:${addressSubject(address)}`, 60, this.settings.missesPerMinute, 'Too many new FAQ topics from this address (FAQs already made are still served)');
+    return this.check('faq-miss', `${this.settings.prefix}:faq-miss:${addressSubject(address)}`, 60, this.settings.missesPerMinute, 'Too many new FAQ topics from this address (FAQs already made are still served)');
   }
 
   /** Counts an FAQ the model is about to write. */
   modelFaq(): Promise<RateLimitDecision> {
-    return this.check(`${this.settings.prefix}:faq-model`, 86_400, this.settings.modelFaqsPerDay, 'The daily number of new FAQs is used up (FAQs already made are still served)');
+    return this.check('faq-daily', `${this.settings.prefix}:faq-model`, 86_400, this.settings.modelFaqsPerDay, 'The daily number of new FAQs is used up (FAQs already made are still served)');
   }
 
-  private async check(subject: string, windowSeconds: number, limit: number, message: string): Promise<RateLimitDecision> {
+  private async check(name: RateLimitName, subject: string, windowSeconds: number, limit: number, message: string): Promise<RateLimitDecision> {
     const decision = await this.limiter.hit(subject, [{ windowSeconds, limit }]);
     if (!decision.allowed) {
+      metrics.rateLimited(name);
       const retry = decision.retryAfterSeconds ?? windowSeconds;
       throw new AppError('TOO_MANY_REQUESTS', `${message}; retry in ${retry} s`, {
         headers: { 'Retry-After': String(retry), ...rateLimitHeaders(decision) },

@@ -8,6 +8,8 @@ import {
   wellFormedText,
   type SplitDocument,
 } from '@kb/content';
+import { inSpan } from '../telemetry/tracing.ts';
+import { metrics } from '../telemetry/metrics.ts';
 import type { BulkLoad, Database } from '@kb/db';
 import { LocalEmbedder } from '../embeddings/local.ts';
 import type { Embedder } from '../embeddings/types.ts';
@@ -191,8 +193,19 @@ export class IngestionService {
     });
   }
 
-  /** Runs the pipeline on one document; `scope` is the caller's (a namespace outside it is refused). */
-  async ingest(raw: IngestDocumentInput, signal?: AbortSignal, scope: NamespaceScope = null): Promise<IngestResult> {
+  /**
+   * Runs the pipeline on one document; `scope` is the caller's (a namespace outside it is
+   * refused); `method` names the way it came in, for metrics (markdown, url, ...).
+   */
+  ingest(raw: IngestDocumentInput, signal?: AbortSignal, scope: NamespaceScope = null, method = 'markdown'): Promise<IngestResult> {
+    return inSpan('ingest', { 'kb.ingest.method': method, 'kb.namespace': raw.namespace }, async (span) => {
+      const result = await this.ingestOne(raw, signal, scope, method);
+      span?.setAttributes({ 'kb.ingest.skipped': result.skipped, 'kb.ingest.chunks': result.chunks });
+      return result;
+    });
+  }
+
+  private async ingestOne(raw: IngestDocumentInput, signal: AbortSignal | undefined, scope: NamespaceScope, method: string): Promise<IngestResult> {
     assertInScope(raw.namespace, scope);
     const input = wellFormedInput(raw);
     const slug = input.slug ?? input.title;
@@ -202,9 +215,17 @@ export class IngestionService {
     const existing = await this.documents.findVersion(input.namespace, slug);
     if (existing?.content_hash === hash) {
       if (input.folder !== undefined && existing.folder !== input.folder) await this.documents.setFolder([existing.id], input.folder);
+      metrics.ingested(method, 'skipped', 0);
       return { documentId: existing.id, skipped: true, chunks: 0 };
     }
-    return this.process(input, slug, hash, signal);
+    try {
+      const result = await this.process(input, slug, hash, signal);
+      metrics.ingested(method, result.skipped ? 'skipped' : existing ? 'updated' : 'created', result.chunks);
+      return result;
+    } catch (error) {
+      if (!signal?.aborted) metrics.ingested(method, 'failed', 0);
+      throw error;
+    }
   }
 
   /**
@@ -214,10 +235,18 @@ export class IngestionService {
    * If that transaction fails, the documents are written one by one, so one bad document
    * fails alone. Results are in input order; a failed document's result is its error.
    */
-  async ingestMany(
+  ingestMany(
     raw: readonly BulkDocumentInput[],
     signal?: AbortSignal,
-    options: { load?: BulkLoad } = {},
+    options: { load?: BulkLoad; method?: string } = {},
+  ): Promise<Array<IngestResult | Error>> {
+    return inSpan('ingest batch', { 'kb.ingest.method': options.method ?? 'bulk', 'kb.ingest.documents': raw.length }, () => this.ingestBatch(raw, signal, options));
+  }
+
+  private async ingestBatch(
+    raw: readonly BulkDocumentInput[],
+    signal: AbortSignal | undefined,
+    options: { load?: BulkLoad; method?: string },
   ): Promise<Array<IngestResult | Error>> {
     const inputs = raw.map(wellFormedInput);
     // 1. The hash check of the whole batch: one query per namespace.
@@ -235,6 +264,16 @@ export class IngestionService {
       // Bounded transactions leave other requests their turn in between.
       if (Number.isFinite(budget)) await new Promise((resolve) => setImmediate(resolve));
       await this.writeGroup(group, results);
+    }
+    if (metrics.enabled) {
+      const method = options.method ?? 'bulk';
+      results.forEach((result, i) => {
+        if (result === undefined) return;
+        const { input, slug } = prepared[i]!;
+        if (result instanceof Error) metrics.ingested(method, 'failed', 0);
+        else if (result.skipped) metrics.ingested(method, 'skipped', 0);
+        else metrics.ingested(method, known.get(input.namespace)?.has(slug) ? 'updated' : 'created', result.chunks);
+      });
     }
     return results as Array<IngestResult | Error>;
   }
@@ -443,9 +482,9 @@ export class IngestionService {
   }
 
   private async process(input: IngestDocumentInput, slug: string, hash: string, signal?: AbortSignal): Promise<IngestResult> {
-    const version = await this.prepare(input, slug, hash, signal);
+    const version = await inSpan('ingest split and embed', {}, () => this.prepare(input, slug, hash, signal));
     // 2-4, 7. Namespace, document, chunk replacement: one transaction.
-    const result = await this.documents.writeVersion(version);
+    const result = await inSpan('ingest write', { 'kb.ingest.chunks': version.children.length }, () => this.documents.writeVersion(version));
     return { ...result, chunks: result.skipped ? 0 : version.children.length };
   }
 

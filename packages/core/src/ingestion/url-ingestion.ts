@@ -1,4 +1,5 @@
 import { htmlToMarkdown } from '@kb/content';
+import { metrics } from '../telemetry/metrics.ts';
 import { AppError } from '../errors.ts';
 import {
   describeFetchFailure,
@@ -61,6 +62,7 @@ export class UrlIngestion {
         // The log has the detail (resolved addresses included); the caller is told the kind of failure.
         this.logger.warn({ url: withoutCredentials(input.url), reason: error.reason, message: error.message }, 'URL fetch refused or failed');
         const why = describeFetchFailure(error, { ...this.fetchOptions, accept: ACCEPTED_PAGE_TYPES });
+        metrics.ingested('url', 'failed', 0);
         throw new AppError('UNPROCESSABLE_CONTENT', `The URL could not be fetched: ${why}`, { cause: error });
       }
       throw error;
@@ -84,6 +86,8 @@ export class UrlIngestion {
         metadata: { url: page.url, contentType: page.contentType },
       },
       signal,
+      null,
+      'url',
     );
   }
 }

@@ -6,15 +6,20 @@
  */
 import { Queue, Worker, WaitingError, type Job } from 'bullmq';
 import type { Logger } from '../logger.ts';
+import { traceCarrier, withTraceCarrier } from '../telemetry/tracing.ts';
 import type { JobType } from './catalog.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { JobsRepository } from './jobs.repository.ts';
-import { JOB_ATTEMPTS, JOB_BACKOFF_MS, ShutdownError, type JobQueue } from './queue.ts';
+import { JOB_ATTEMPTS, JOB_BACKOFF_MS, retryDelayMs, ShutdownError, type JobQueue } from './queue.ts';
 
 export const JOB_QUEUE_NAME = 'kb-jobs';
 
 export interface QueueEntryData {
   jobId: string;
+  /** The request that started the job, for its log lines. */
+  requestId?: string;
+  /** The trace context of that request (W3C traceparent/tracestate), when tracing is on. */
+  trace?: Record<string, string>;
 }
 
 export interface BullConnection {
@@ -43,6 +48,12 @@ function connection(redisUrl: string, worker: boolean) {
     : { url: redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS };
 }
 
+/** The request's trace context for a queue entry, when tracing is on. */
+function withTrace(): { trace?: Record<string, string> } {
+  const trace = traceCarrier();
+  return trace ? { trace } : {};
+}
+
 /** The producer side, used by the API to hand jobs to workers. */
 export class BullJobQueue implements JobQueue {
   readonly kind = 'bullmq';
@@ -62,10 +73,10 @@ export class BullJobQueue implements JobQueue {
     this.queue.on('error', () => undefined);
   }
 
-  async enqueue(job: { id: string; type: JobType }): Promise<void> {
+  async enqueue(job: { id: string; type: JobType; requestId?: string | undefined }): Promise<void> {
     await this.queue.add(
       job.type,
-      { jobId: job.id },
+      { jobId: job.id, ...(job.requestId === undefined ? {} : { requestId: job.requestId }), ...withTrace() },
       {
         jobId: job.id,
         attempts: this.attempts,
@@ -74,6 +85,18 @@ export class BullJobQueue implements JobQueue {
         removeOnFail: { age: 30 * 24 * 3600, count: 5_000 },
       },
     );
+  }
+
+  /** Entries by state, and how long the oldest waiting one has waited (metrics). */
+  async snapshot(): Promise<{ waiting: number; delayed: number; active: number; oldestWaitingMs: number | null }> {
+    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    const [oldest] = await this.queue.getWaiting(0, 0); // ascending: the oldest first
+    return {
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+      delayed: counts.delayed ?? 0,
+      active: counts.active ?? 0,
+      oldestWaitingMs: oldest ? Math.max(0, Date.now() - oldest.timestamp) : null,
+    };
   }
 
   /** The BullMQ state of a job's queue entry, or undefined when there is none. */
@@ -164,8 +187,19 @@ export class JobWorker {
     const abort = () => controller.abort(new ShutdownError());
     signal?.addEventListener('abort', abort, { once: true });
     try {
-      const finalAttempt = entry.attemptsMade + 1 >= (entry.opts.attempts ?? this.attempts);
-      const outcome = await this.runner.run(jobId, { signal: controller.signal, finalAttempt });
+      const maxAttempts = entry.opts.attempts ?? this.attempts;
+      const backoff = entry.opts.backoff;
+      const backoffMs = typeof backoff === 'number' ? backoff : (backoff?.delay ?? this.options.backoffMs ?? JOB_BACKOFF_MS);
+      const requestId = typeof entry.data?.requestId === 'string' ? entry.data.requestId : undefined;
+      const outcome = await withTraceCarrier(entry.data?.trace, () =>
+        this.runner.run(jobId, {
+          signal: controller.signal,
+          finalAttempt: entry.attemptsMade + 1 >= maxAttempts,
+          maxAttempts,
+          retryDelayMs: retryDelayMs(backoffMs, entry.attemptsMade + 1),
+          requestId,
+        }),
+      );
       if (outcome.kind === 'retry') throw new Error(outcome.error);
       if (outcome.kind === 'handed-back') {
         await entry.moveToWait(token);

@@ -1,8 +1,9 @@
 import type { Logger } from '../logger.ts';
+import { traceCarrier, withTraceCarrier } from '../telemetry/tracing.ts';
 import type { JobType } from './catalog.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { JobsRepository } from './jobs.repository.ts';
-import { JOB_ATTEMPTS, JOB_BACKOFF_MS, ShutdownError, type JobQueue } from './queue.ts';
+import { JOB_ATTEMPTS, JOB_BACKOFF_MS, retryDelayMs, ShutdownError, type JobQueue } from './queue.ts';
 
 export interface InProcessQueueOptions {
   attempts?: number;
@@ -13,6 +14,11 @@ export interface InProcessQueueOptions {
 interface Entry {
   id: string;
   attempt: number;
+  requestId?: string | undefined;
+  /** The trace context of the request that started it. */
+  trace?: Record<string, string> | undefined;
+  /** When it joined the waiting line (Date.now()). */
+  since: number;
 }
 
 /**
@@ -43,16 +49,27 @@ export class InProcessJobQueue implements JobQueue {
   /** Queues the jobs an earlier process left unfinished, then starts running. */
   async start(): Promise<void> {
     const unfinished = await this.jobs.listUnfinished();
-    for (const job of unfinished) this.push({ id: job.id, attempt: 1 });
+    for (const job of unfinished) this.push({ id: job.id, attempt: 1, since: Date.now() });
     if (unfinished.length > 0) this.logger.info({ jobs: unfinished.length }, 'resuming unfinished jobs');
     this.pump();
   }
 
-  enqueue(job: { id: string; type: JobType }): Promise<void> {
+  enqueue(job: { id: string; type: JobType; requestId?: string | undefined }): Promise<void> {
     if (this.closed) return Promise.reject(new ShutdownError());
-    this.push({ id: job.id, attempt: 1 });
+    this.push({ id: job.id, attempt: 1, requestId: job.requestId, trace: traceCarrier(), since: Date.now() });
     this.pump();
     return Promise.resolve();
+  }
+
+  /** Entries by state, and how long the oldest waiting one has waited (metrics). */
+  snapshot(): { waiting: number; delayed: number; active: number; oldestWaitingMs: number | null } {
+    const oldest = this.waiting.reduce<number | null>((min, e) => (min === null || e.since < min ? e.since : min), null);
+    return {
+      waiting: this.waiting.length,
+      delayed: this.retryTimers.size,
+      active: this.current ? 1 : 0,
+      oldestWaitingMs: oldest === null ? null : Date.now() - oldest,
+    };
   }
 
   /** Resolves once no job is running or waiting (retries scheduled for later do not count). */
@@ -96,23 +113,31 @@ export class InProcessJobQueue implements JobQueue {
 
   private async runOne(entry: Entry, signal: AbortSignal): Promise<void> {
     try {
-      const outcome = await this.runner.run(entry.id, { signal, finalAttempt: entry.attempt >= this.attempts });
-      if (outcome.kind === 'retry') this.retryLater({ id: entry.id, attempt: entry.attempt + 1 });
+      const outcome = await withTraceCarrier(entry.trace, () =>
+        this.runner.run(entry.id, {
+          signal,
+          finalAttempt: entry.attempt >= this.attempts,
+          maxAttempts: this.attempts,
+          retryDelayMs: retryDelayMs(this.backoffMs, entry.attempt),
+          requestId: entry.requestId,
+        }),
+      );
+      if (outcome.kind === 'retry') this.retryLater({ ...entry, attempt: entry.attempt + 1 });
     } catch (error) {
       // The runner could not record the outcome (the database is unavailable): try again later.
       if (signal.aborted) return;
       this.logger.error({ err: error, jobId: entry.id }, 'job could not be run; retrying later');
-      if (entry.attempt < this.attempts) this.retryLater({ id: entry.id, attempt: entry.attempt + 1 });
+      if (entry.attempt < this.attempts) this.retryLater({ ...entry, attempt: entry.attempt + 1 });
     }
   }
 
   private retryLater(entry: Entry): void {
     if (this.closed) return;
-    const delay = this.backoffMs * 2 ** Math.max(0, entry.attempt - 2);
+    const delay = retryDelayMs(this.backoffMs, entry.attempt - 1);
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
       if (this.closed) return;
-      this.push(entry);
+      this.push({ ...entry, since: Date.now() });
       this.pump();
     }, delay);
     timer.unref();

@@ -1,4 +1,6 @@
 import { storeFailureOf, type JobProgress } from '@kb/db';
+import { metrics } from '../telemetry/metrics.ts';
+import { inSpan } from '../telemetry/tracing.ts';
 import type { Logger } from '../logger.ts';
 import { InvalidJobPayloadError, isJobType, parseJobPayload, type JobPayload, type JobType } from './catalog.ts';
 import { EMPTY_PROGRESS, type JobsRepository } from './jobs.repository.ts';
@@ -11,6 +13,21 @@ export interface JobContext<T extends JobType> {
   logger: Logger;
   /** Reports progress; stored at most every PROGRESS_INTERVAL_MS (the final figures always are). */
   progress(progress: JobProgress): void;
+  /** Records a failure the attempt goes on after (an upstream request it retries), for the job list. */
+  noteError(message: string): void;
+}
+
+/** How a queue delivers one attempt of a job. */
+export interface RunOptions {
+  signal: AbortSignal;
+  /** No further attempt follows this one: a transient failure fails the job. */
+  finalAttempt: boolean;
+  /** Attempts the queue gives the job, for the job list. */
+  maxAttempts?: number;
+  /** The wait before the next attempt if this one fails transiently, for the job list. */
+  retryDelayMs?: number;
+  /** The id of the request that started the job: its log lines carry it. */
+  requestId?: string | undefined;
 }
 
 /**
@@ -59,7 +76,16 @@ export class JobRunner {
     this.secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
   }
 
-  async run(jobId: string, options: { signal: AbortSignal; finalAttempt: boolean }): Promise<JobOutcome> {
+  /** Runs one attempt of the job, in a span of its own (tracing on) under the request that started it. */
+  run(jobId: string, options: RunOptions): Promise<JobOutcome> {
+    return inSpan('job', { 'kb.job.id': jobId, ...(options.requestId === undefined ? {} : { 'kb.request_id': options.requestId }) }, async (span) => {
+      const outcome = await this.attempt(jobId, options);
+      span?.setAttribute('kb.job.outcome', outcome.kind);
+      return outcome;
+    });
+  }
+
+  private async attempt(jobId: string, options: RunOptions): Promise<JobOutcome> {
     const { signal, finalAttempt } = options;
     const existing = await this.jobs.get(jobId);
     if (!existing || existing.status === 'done' || existing.status === 'failed') {
@@ -82,10 +108,16 @@ export class JobRunner {
       return { kind: 'failed', error: message };
     }
     if (signal.aborted) return { kind: 'handed-back' };
-    const job = await this.jobs.start(jobId);
+    const job = await this.jobs.start(jobId, options.maxAttempts);
     if (!job) return { kind: 'ignored' };
 
-    const log = this.logger.child({ jobId, jobType: type, attempt: job.attempts });
+    const log = this.logger.child({
+      jobId,
+      jobType: type,
+      attempt: job.attempts,
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+      ...(options.requestId === undefined ? {} : { reqId: options.requestId }),
+    });
     log.info({ payload }, 'job started');
     const reporter = new ProgressReporter(this.jobs, jobId, log, { ...EMPTY_PROGRESS, ...job.progress });
     const started = performance.now();
@@ -96,26 +128,34 @@ export class JobRunner {
         signal,
         logger: log,
         progress: (p) => reporter.report(p),
+        noteError: (message) => {
+          this.jobs.noteError(jobId, this.describe(new Error(message))).catch((error: unknown) => log.warn({ err: error }, 'could not store job error'));
+        },
       });
       await reporter.settle();
       await this.jobs.finish(jobId, progress);
       log.info({ progress, ms: Math.round(performance.now() - started) }, 'job done');
+      metrics.jobFinished(type, 'done');
       return { kind: 'done', progress };
     } catch (error) {
       await reporter.settle();
       if (signal.aborted) {
         await this.jobs.requeue(jobId, reporter.latest);
         log.info({ progress: reporter.latest }, 'job handed back at shutdown');
+        metrics.jobFinished(type, 'handed-back');
         return { kind: 'handed-back' };
       }
       const message = this.describe(error);
       if (isTransientError(error) && !finalAttempt) {
-        await this.jobs.requeue(jobId, reporter.latest);
-        log.warn({ err: error }, 'job attempt failed; it will be retried');
+        const nextAttemptAt = new Date(Date.now() + (options.retryDelayMs ?? 0));
+        await this.jobs.requeue(jobId, reporter.latest, { error: message, at: nextAttemptAt });
+        log.warn({ err: error, nextAttemptAt: nextAttemptAt.toISOString() }, 'job attempt failed; it will be retried');
+        metrics.jobFinished(type, 'retry');
         return { kind: 'retry', error: message };
       }
       await this.jobs.fail(jobId, message, reporter.latest);
       log.warn({ err: error, progress: reporter.latest }, 'job failed');
+      metrics.jobFinished(type, 'failed');
       return { kind: 'failed', error: message };
     }
   }

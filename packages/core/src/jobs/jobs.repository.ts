@@ -13,11 +13,17 @@ export interface JobView {
   payload: Record<string, unknown>;
   progress: JobProgress;
   attempts: number;
+  /** Attempts its queue gives it; null until it first starts. */
+  maxAttempts: number | null;
+  /** A job waiting to be retried after a transient failure: when it runs again. */
+  nextAttemptAt: string | null;
   createdAt: string;
   startedAt: string | null;
   completedAt: string | null;
   /** Present on failed jobs only. */
   error?: string;
+  /** A job still being retried: what made its last attempt fail. */
+  lastError?: string;
 }
 
 export function toJobView(record: JobRecord): JobView {
@@ -28,10 +34,13 @@ export function toJobView(record: JobRecord): JobView {
     payload: record.payload,
     progress: { ...EMPTY_PROGRESS, ...record.progress },
     attempts: record.attempts,
+    maxAttempts: record.max_attempts,
+    nextAttemptAt: record.status === 'pending' ? (record.next_attempt_at?.toISOString() ?? null) : null,
     createdAt: record.created_at.toISOString(),
     startedAt: record.started_at?.toISOString() ?? null,
     completedAt: record.completed_at?.toISOString() ?? null,
     ...(record.status === 'failed' ? { error: record.error ?? 'The job failed' } : {}),
+    ...(record.status !== 'failed' && record.status !== 'done' && record.error ? { lastError: record.error } : {}),
   };
 }
 
@@ -66,6 +75,16 @@ export class JobsRepository {
       .execute();
   }
 
+  /** How many jobs are in each status (metrics). */
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('ingestion_jobs')
+      .select((eb) => ['status', eb.fn.countAll<string>().as('count')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+  }
+
   /** Jobs not finished yet (pending or running), oldest first. */
   listUnfinished(): Promise<JobRecord[]> {
     return this.db
@@ -79,9 +98,10 @@ export class JobsRepository {
 
   /**
    * Marks an unfinished job running and counts the attempt. Returns undefined when the job does
-   * not exist or has already finished (a redelivered queue entry).
+   * not exist or has already finished (a redelivered queue entry). The last attempt's error stays
+   * until this one ends: a job list shows why it is being retried.
    */
-  start(id: string): Promise<JobRecord | undefined> {
+  start(id: string, maxAttempts?: number): Promise<JobRecord | undefined> {
     const now = new Date();
     return this.db
       .updateTable('ingestion_jobs')
@@ -89,7 +109,8 @@ export class JobsRepository {
         status: 'running',
         attempts: eb('attempts', '+', 1),
         started_at: eb.fn.coalesce('started_at', eb.val(now)),
-        error: null,
+        next_attempt_at: null,
+        ...(maxAttempts === undefined ? {} : { max_attempts: maxAttempts }),
         updated_at: now,
       }))
       .where('id', '=', id)
@@ -111,7 +132,7 @@ export class JobsRepository {
     const now = new Date();
     await this.db
       .updateTable('ingestion_jobs')
-      .set({ status: 'done', progress: JSON.stringify(progress), error: null, completed_at: now, updated_at: now })
+      .set({ status: 'done', progress: JSON.stringify(progress), error: null, next_attempt_at: null, completed_at: now, updated_at: now })
       .where('id', '=', id)
       .where('status', 'in', ['pending', 'running'])
       .execute();
@@ -125,6 +146,7 @@ export class JobsRepository {
       .set({
         status: 'failed',
         error,
+        next_attempt_at: null,
         completed_at: now,
         updated_at: now,
         ...(progress ? { progress: JSON.stringify(progress) } : {}),
@@ -134,11 +156,29 @@ export class JobsRepository {
       .execute();
   }
 
-  /** Returns a running job to the queue's waiting state (shutdown hand-back, retry after backoff). */
-  async requeue(id: string, progress?: JobProgress): Promise<void> {
+  /** A running job's latest failure, while it goes on (an upstream request being retried). */
+  async noteError(id: string, error: string): Promise<void> {
     await this.db
       .updateTable('ingestion_jobs')
-      .set({ status: 'pending', updated_at: new Date(), ...(progress ? { progress: JSON.stringify(progress) } : {}) })
+      .set({ error, updated_at: new Date() })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  /**
+   * Returns a running job to the queue's waiting state: a shutdown hand-back, or a retry after
+   * backoff (`retry`: the failure and when the next attempt runs).
+   */
+  async requeue(id: string, progress?: JobProgress, retry?: { error: string; at: Date }): Promise<void> {
+    await this.db
+      .updateTable('ingestion_jobs')
+      .set({
+        status: 'pending',
+        updated_at: new Date(),
+        ...(progress ? { progress: JSON.stringify(progress) } : {}),
+        ...(retry ? { error: retry.error, next_attempt_at: retry.at } : {}),
+      })
       .where('id', '=', id)
       .where('status', '=', 'running')
       .execute();

@@ -57,7 +57,7 @@ export class OpenApiIngestion {
       await this.ingestion.expectChunks(load, documents);
       for (let i = 0; i < operations.length; i += BATCH) {
         const write = this.ingestion
-          .ingestMany(documents.slice(i, i + BATCH), signal)
+          .ingestMany(documents.slice(i, i + BATCH), signal, { method: 'openapi' })
           .then((outcomes) => {
             for (const outcome of outcomes) {
               if (outcome instanceof Error) {

@@ -1,4 +1,5 @@
 import type { Database } from '@kb/db';
+import { inSpan } from '../telemetry/tracing.ts';
 import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -100,7 +101,15 @@ export class SearchService {
    * highest cosine similarity (0..1) between the query's vector and a chunk (in hybrid mode, the
    * query's vector after feedback, over the vector candidates); null when nothing was found.
    */
-  async searchScored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
+  searchScored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
+    return inSpan('search', { 'kb.search.mode': input.mode ?? 'semantic', 'kb.search.top_k': input.topK }, async (span) => {
+      const scored = await this.scored(input, signal);
+      span?.setAttribute('kb.search.results', scored.results.length);
+      return scored;
+    });
+  }
+
+  private async scored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
     const namespaces = searchedNamespaces(input);
     const vector = await this.embedQuery(input.query, signal);
     if ((input.mode ?? 'semantic') === 'semantic') {

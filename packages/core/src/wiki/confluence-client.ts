@@ -39,6 +39,8 @@ export interface ConfluenceClientOptions {
   /** Jitter source in [0, 1). Default Math.random. */
   random?: () => number;
   logger?: { warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
+  /** Told of each failed attempt that will be tried again (a job shows it as its last error). */
+  onRetry?: (message: string) => void;
 }
 
 export interface WikiSpace {
@@ -293,6 +295,7 @@ export class ConfluenceClient {
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
   readonly #logger: ConfluenceClientOptions['logger'];
+  readonly #onRetry: ConfluenceClientOptions['onRetry'];
 
   constructor(options: ConfluenceClientOptions) {
     const { site, wikiBase } = normalizeWikiBaseUrl(options.baseUrl);
@@ -323,6 +326,7 @@ export class ConfluenceClient {
     this.#sleep = options.sleep ?? abortableSleep;
     this.#random = options.random ?? Math.random;
     this.#logger = options.logger;
+    this.#onRetry = options.onRetry;
   }
 
   /** The space with that key, or null when there is none (or the account cannot see it). */
@@ -530,6 +534,9 @@ export class ConfluenceClient {
         },
         'Confluence request failed; retrying',
       );
+      this.#onRetry?.(
+        `Confluence request GET ${url.pathname} failed (attempt ${attempt} of ${this.#maxAttempts}, retrying): ${failure.detail}`,
+      );
       await this.#sleep(delayMs, signal);
     }
   }
@@ -625,7 +632,7 @@ export class ConfluenceClient {
       }
       return {
         kind: 'retry',
-        failure: { detail: this.#describeNetworkError(error), status: undefined, retryAfterMs: undefined },
+        failure: { detail: this.#describeNetworkError(error, url), status: undefined, retryAfterMs: undefined },
       };
     } finally {
       clearTimeout(timer);
@@ -693,16 +700,13 @@ export class ConfluenceClient {
     return detail.length > 200 ? `${detail.slice(0, 200)}…` : detail;
   }
 
-  #describeNetworkError(error: unknown): string {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-    const code =
-      cause !== undefined && 'code' in cause && typeof cause.code === 'string'
-        ? cause.code
-        : error instanceof Error && 'code' in error && typeof error.code === 'string'
-          ? error.code
-          : undefined;
-    const message = error instanceof Error ? error.message : String(error);
-    const text = this.#redact(`network error: ${message}${code === undefined ? '' : ` (${code})`}`);
+  /** "network error: cannot reach wiki.example.com:443: ECONNREFUSED (connection refused)", as the host and the socket name it. */
+  #describeNetworkError(error: unknown, url: URL): string {
+    const code = networkErrorCode(error);
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error instanceof Error ? error : undefined;
+    const reason = code === undefined ? (cause?.message ?? String(error)) : `${code}${NETWORK_CAUSES[code] ? ` (${NETWORK_CAUSES[code]})` : ''}`;
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    const text = this.#redact(`network error: cannot reach ${url.hostname}:${port}: ${reason}`);
     return text.length > 200 ? `${text.slice(0, 200)}…` : text;
   }
 
@@ -711,6 +715,34 @@ export class ConfluenceClient {
     for (const secret of this.#secrets) out = out.split(secret).join('[redacted]');
     return out;
   }
+}
+
+/** Socket error codes, in words. */
+const NETWORK_CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed for now',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  CERT_HAS_EXPIRED: 'certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'certificate not trusted',
+};
+
+/** The socket's error code under fetch's "fetch failed": on its cause, or on the first of an AggregateError's errors (a host with several addresses). */
+function networkErrorCode(error: unknown): string | undefined {
+  const codeOf = (value: unknown): string | undefined => {
+    if (!(value instanceof Error)) return undefined;
+    const code = (value as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z0-9_]{1,60}$/.test(code)) return code;
+    const errors = (value as { errors?: unknown }).errors;
+    return Array.isArray(errors) ? codeOf(errors[0]) : undefined;
+  };
+  return error instanceof Error ? (codeOf(error.cause) ?? codeOf(error)) : undefined;
 }
 
 /** The message of a Confluence error body: v2 `{ errors: [{ title, detail }] }` or v1 `{ message }`. */

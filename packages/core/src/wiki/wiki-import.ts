@@ -78,6 +78,7 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
     email: options.settings.email!,
     apiToken: options.settings.apiToken!,
     logger,
+    onRetry: (message) => context.noteError(message),
     ...options.client,
   });
 
@@ -137,7 +138,7 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
           sourceHash: sourceDigest(page),
           content: () => storageToMarkdown(page.body, { baseUrl: wikiBase }),
         }));
-        await pipeline.push(options.ingestion.ingestMany(inputs, signal, { load }).then((results) => record(results, pages)));
+        await pipeline.push(options.ingestion.ingestMany(inputs, signal, { load, method: 'wiki' }).then((results) => record(results, pages)));
       }
     }
     await pipeline.drain();

@@ -22,7 +22,11 @@ export class WikiImports {
    * Records a wiki import job and queues it. The job is recorded first, so a queue that cannot
    * take it leaves a failed job behind (and a 503), never a lost request.
    */
-  async submit(payload: JobPayload<'wiki'>, scope: NamespaceScope = null): Promise<{ jobId: string; status: 'pending' }> {
+  async submit(
+    payload: JobPayload<'wiki'>,
+    scope: NamespaceScope = null,
+    origin: { requestId?: string } = {},
+  ): Promise<{ jobId: string; status: 'pending' }> {
     assertInScope(payload.namespace, scope);
     const missing = missingWikiSettings(this.settings);
     if (missing.length > 0) {
@@ -30,7 +34,7 @@ export class WikiImports {
     }
     const job = await this.jobs.create('wiki', { spaceKey: payload.spaceKey, namespace: payload.namespace });
     try {
-      await this.queue.enqueue({ id: job.id, type: 'wiki' });
+      await this.queue.enqueue({ id: job.id, type: 'wiki', requestId: origin.requestId });
     } catch (error) {
       this.logger.error({ err: error, jobId: job.id }, 'could not queue a job');
       await this.jobs.fail(job.id, 'The job queue was unavailable; submit the import again').catch(() => undefined);

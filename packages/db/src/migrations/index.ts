@@ -10,6 +10,7 @@ import { keyKindsAndFeedbackMigration } from './20261127T0900_key_kinds_and_feed
 import { longTextKeysMigration } from './20261127T1000_long_text_keys.ts';
 import { queryLogAnswersMigration } from './20261127T1100_query_log_answers.ts';
 import { corpusStatisticsMigration } from './20261127T1200_corpus_statistics.ts';
+import { jobRetriesMigration } from './20261127T1300_job_retries.ts';
 import { documentUrlsMigration } from './20261127T1400_document_urls.ts';
 
 export interface MigrationOptions {
@@ -35,6 +36,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261127T1000_long_text_keys': longTextKeysMigration,
         '20261127T1100_query_log_answers': queryLogAnswersMigration,
         '20261127T1200_corpus_statistics': corpusStatisticsMigration,
+        '20261127T1300_job_retries': jobRetriesMigration,
         '20261127T1400_document_urls': documentUrlsMigration,
       };
     },

@@ -16,7 +16,12 @@ export interface IngestionJobsTable {
   payload: JSONColumnType<Record<string, unknown>, string, string>;
   progress: JSONColumnType<JobProgress, string | undefined, string>;
   attempts: Generated<number>;
+  /** Attempts its queue gives it (null: not started yet). */
+  max_attempts: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The failure that ended it, or, while it is retried, the last attempt's. */
   error: string | null;
+  /** When a job waiting after a transient failure runs again. */
+  next_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Job-type specific state kept between attempts (e.g. the pages seen so far). */
   state: JSONColumnType<Record<string, unknown>, string | undefined, string>;
   created_at: ColumnType<Date, never, never>;

@@ -746,6 +746,8 @@ export interface components {
             message: string;
             /** @enum {string} */
             code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE";
+            /** @description The request's X-Request-Id: every log line of the request carries it */
+            requestId?: string;
             /** @description Invalid input only: one entry per problem (zod issues), at most 20 */
             issues?: {
                 /** @description e.g. invalid_type, too_big, unrecognized_keys */
@@ -1819,6 +1821,8 @@ export interface operations {
                      *             "failed": 1
                      *           },
                      *           "attempts": 1,
+                     *           "maxAttempts": 3,
+                     *           "nextAttemptAt": null,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
                      *           "startedAt": "2026-11-24T09:30:01.000Z",
                      *           "completedAt": null
@@ -1849,11 +1853,17 @@ export interface operations {
                             };
                             /** @description Attempts started (a retried or resumed job counts each) */
                             attempts: number;
+                            /** @description Attempts the queue gives the job after transient failures (null until it first starts) */
+                            maxAttempts: number | null;
+                            /** @description A pending job waiting to be retried after a transient failure: when its next attempt starts */
+                            nextAttemptAt: string | null;
                             createdAt: string;
                             startedAt: string | null;
                             completedAt: string | null;
                             /** @description Present on failed jobs */
                             error?: string;
+                            /** @description A job still being retried (pending or running): why its last attempt, or its last upstream request, failed */
+                            lastError?: string;
                         }[];
                     };
                 };

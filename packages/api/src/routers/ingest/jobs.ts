@@ -15,10 +15,19 @@ export const jobSchema = z.object({
   payload: z.record(z.string(), z.unknown()).meta({ description: 'The request parameters, e.g. { spaceKey, namespace }' }),
   progress: progressSchema,
   attempts: z.number().int().meta({ description: 'Attempts started (a retried or resumed job counts each)' }),
+  maxAttempts: z.number().int().nullable().meta({ description: 'Attempts the queue gives the job after transient failures (null until it first starts)' }),
+  nextAttemptAt: z
+    .string()
+    .nullable()
+    .meta({ description: 'A pending job waiting to be retried after a transient failure: when its next attempt starts' }),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   completedAt: z.string().nullable(),
   error: z.string().optional().meta({ description: 'Present on failed jobs' }),
+  lastError: z
+    .string()
+    .optional()
+    .meta({ description: 'A job still being retried (pending or running): why its last attempt, or its last upstream request, failed' }),
 });
 
 export const listJobs = procedure
@@ -41,6 +50,8 @@ export const listJobs = procedure
             payload: { spaceKey: 'DOCS', namespace: 'wiki' },
             progress: { total: 240, done: 118, skipped: 61, failed: 1 },
             attempts: 1,
+            maxAttempts: 3,
+            nextAttemptAt: null,
             createdAt: '2026-11-24T09:30:00.000Z',
             startedAt: '2026-11-24T09:30:01.000Z',
             completedAt: null,

@@ -28,7 +28,7 @@ export const ingestWiki = procedure
   .input(z.strictObject({ spaceKey: spaceKeySchema, namespace: namespaceSchema }))
   .output(z.object({ jobId: z.string(), status: z.literal('pending') }))
   .mutation(async ({ ctx, input }) => {
-    const accepted = await ctx.services.wikiImports.submit(input, principalOf(ctx).namespaces);
+    const accepted = await ctx.services.wikiImports.submit(input, principalOf(ctx).namespaces, { requestId: ctx.requestId });
     ctx.log.info({ jobId: accepted.jobId, spaceKey: input.spaceKey, namespace: input.namespace }, 'wiki import queued');
     return accepted;
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metrics, secondsSince } from '@kb/core';
 import { jsonInt, nonBlankText, namespaceSchema } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 
@@ -63,10 +64,13 @@ export const search = procedure
   .output(z.object({ results: z.array(resultSchema), count: z.number().int() }))
   .mutation(async ({ ctx, input, signal }) => {
     const namespaces = input.source === undefined ? null : Array.isArray(input.source) ? input.source : [input.source];
+    const mode = input.mode ?? 'semantic';
+    const began = performance.now();
     const { results, bestSimilarity } = await ctx.services.search.searchScored(
-      { query: input.query, namespaces, scope: principalOf(ctx).namespaces, topK: input.topK ?? 5, mode: input.mode ?? 'semantic' },
+      { query: input.query, namespaces, scope: principalOf(ctx).namespaces, topK: input.topK ?? 5, mode },
       signal,
     );
+    metrics.search(mode, secondsSince(began), results.length);
     // Buffered: written in batches, off the request's path.
     ctx.services.queryLog.record({
       kind: 'search',
