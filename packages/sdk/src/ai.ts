@@ -2,7 +2,7 @@
  * The knowledge base for AI SDK apps (`ai`, an optional peer dependency): tools for an app's own
  * agent, and the bridge that serves `useChat` from the knowledge base's streamed answers.
  */
-import { createUIMessageStream, createUIMessageStreamResponse, tool, type UIMessage, type UIMessageChunk } from 'ai';
+import { createUIMessageStream, createUIMessageStreamResponse, tool, type Tool, type UIMessage, type UIMessageChunk } from 'ai';
 import { z } from 'zod';
 import type { CallOptions, KbClient } from './client.js';
 import type { ChatInput, Namespace } from './types.js';
@@ -29,12 +29,41 @@ export interface KbToolsOptions {
 
 const DEFAULT_MAX_CHARS = 20_000;
 
+/** A passage `search` gives the model. */
+export interface KbToolPassage {
+  documentId: string;
+  title: string;
+  headingPath: string;
+  url?: string | undefined;
+  namespace: string;
+  score: number;
+  content: string;
+}
+
+/** A page of a document `fetch_document` gives the model. */
+export interface KbToolDocumentPage {
+  id: string;
+  title: string;
+  url?: string | undefined;
+  namespace: string;
+  content: string;
+  offset: number;
+  totalChars: number;
+  nextOffset: number | null;
+}
+
+/** The tools `kbTools` makes, typed by what they take and give (so a declaration can name them). */
+export interface KbTools {
+  search: Tool<{ query: string; topK?: number | undefined }, KbToolPassage[]>;
+  fetch_document: Tool<{ id: string; offset?: number | undefined }, KbToolDocumentPage>;
+}
+
 /**
  * AI SDK tools over the knowledge base, for `generateText`/`streamText`/agents: `search` (ranked
  * passages with their documents' ids, titles and URLs) and `fetch_document` (a document's
  * Markdown, paged by character offset). Failures reach the model as tool errors.
  */
-export function kbTools(client: KbClient, options: KbToolsOptions = {}) {
+export function kbTools(client: KbClient, options: KbToolsOptions = {}): KbTools {
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
   return {
     search: tool({
