@@ -1,2 +1,5 @@
 import { kbVitestConfig } from '@kb/vitest-config';
-export default kbVitestConfig();
+import { configDefaults } from 'vitest/config';
+
+// test/replicas has a suite of its own (vitest.replicas.config.ts).
+export default kbVitestConfig({ exclude: [...configDefaults.exclude, 'test/replicas/**'] });

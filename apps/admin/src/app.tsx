@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { KbError } from '@kb/sdk';
 import { kb, loginConfigured, SESSION_ENDED } from './api.ts';
 import { ConversationsPage } from './pages/conversations.tsx';
+import { FeedbackPage } from './pages/feedback.tsx';
 import { GapsPage } from './pages/gaps.tsx';
 import { IngestPage } from './pages/ingest.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -18,11 +19,12 @@ export interface SubRoute {
 }
 
 const PAGES = [
-  { path: 'keys', title: 'Keys', render: () => <KeysPage /> },
+  { path: 'keys', title: 'Keys', render: (route: SubRoute) => <KeysPage {...route} /> },
   { path: 'knowledge', title: 'Knowledge base', render: (route: SubRoute) => <KnowledgePage {...route} /> },
   { path: 'ingest', title: 'Ingestion', render: () => <IngestPage /> },
   { path: 'playground', title: 'Playground', render: () => <PlaygroundPage /> },
   { path: 'conversations', title: 'Conversations', render: () => <ConversationsPage /> },
+  { path: 'feedback', title: 'Feedback', render: () => <FeedbackPage /> },
   { path: 'gaps', title: 'Knowledge gaps', render: () => <GapsPage /> },
 ] as const;
 

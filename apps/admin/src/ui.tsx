@@ -133,6 +133,41 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabl
   );
 }
 
+/**
+ * Text to copy (a new secret, the embed snippet) in a read-only field, with a Copy button. Without
+ * clipboard access (a page on plain http other than localhost) the text is selected for the user.
+ */
+export function CopyButton({ text, fieldLabel, copyLabel = 'Copy', multiline = false }: { text: string; fieldLabel: string; copyLabel?: string; multiline?: boolean }) {
+  const field = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
+  const [copied, setCopied] = useState<'yes' | 'no' | undefined>();
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied('yes');
+    } catch {
+      field.current?.select();
+      setCopied(document.execCommand('copy') ? 'yes' : 'no');
+    }
+  }
+
+  const props = { ref: field, readOnly: true, value: text, 'aria-label': fieldLabel, spellCheck: false, onFocus: (event: { target: { select(): void } }) => event.target.select() };
+  return (
+    <>
+      <div className="secret-row">
+        {multiline ? <textarea {...props} rows={4} className="copy-text" /> : <input {...props} />}
+        <button type="button" className="primary" onClick={() => void copy()}>
+          {copyLabel}
+        </button>
+      </div>
+      <p role="status" className="small">
+        {copied === 'yes' && 'Copied to the clipboard.'}
+        {copied === 'no' && `The browser refused the clipboard: the ${fieldLabel.toLowerCase()} is selected, copy it with Ctrl+C.`}
+      </p>
+    </>
+  );
+}
+
 /** A namespace picker; `all` adds an empty choice meaning every namespace (a filter). */
 export function NamespaceSelect<V extends Namespace | ''>({ value, onChange, all = false }: { value: V; onChange(value: NoInfer<V>): void; all?: boolean }) {
   return (

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumAvailable as available, launchBrowser as launch, type RunningServer } from '@kb/browser-tests';
 
-export { startServer } from '@kb/browser-tests';
+export { axeViolations, startServer } from '@kb/browser-tests';
 export type { RunningServer };
 
 export const ADMIN_ROOT = join(fileURLToPath(import.meta.url), '../..');

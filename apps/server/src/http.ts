@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { isAppError, SERVICE_VERSION, type Logger } from '@kb/core';
+import { isAppError, SERVICE_VERSION, unavailableError, type Logger } from '@kb/core';
+import { readFromPrimary } from '@kb/db';
 import { adminDir as builtAdminDir } from '@kb/admin';
 import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -10,6 +11,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createAdminRoutes } from './admin-route.ts';
 import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
+import { handleBackupRoute } from './backup-route.ts';
 import { handleChatRoute } from './chat-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
@@ -25,6 +27,11 @@ const CHAT_PATH = `${API_BASE_PATH}/chat`;
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 /** Calls a tRPC batch request may hold (a typed client's httpBatchLink: `maxItems`). */
 export const MAX_TRPC_BATCH = 10;
+/**
+ * The request line and headers together. Node's 16 KB default is too small for the query strings
+ * the document allows: a 4,096-character folder of non-Latin text is 49 KB percent-encoded.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
 /** How long /readyz waits for each dependency's answer. */
 const READINESS_PROBE_TIMEOUT_MS = 2_500;
 
@@ -123,6 +130,9 @@ function logProcedureError(error: TRPCError, ctx: RequestContext | undefined, re
   const log = ctx?.log ?? (req as KbRequest | undefined)?.[requestMeta]?.log ?? fallback;
   if (error.code === 'INTERNAL_SERVER_ERROR') {
     log.error({ err: error.cause ?? error }, 'request failed');
+  } else if (error.code === 'SERVICE_UNAVAILABLE') {
+    // The database or Redis out of reach: worth a line in the log, with its cause.
+    log.warn({ err: error.cause ?? error, message: error.message }, 'request refused: service unavailable');
   } else {
     log.debug({ code: error.code, message: error.message }, 'request refused');
   }
@@ -220,7 +230,10 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
         }
       }),
     );
-    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
+    // Replicas out of rotation do not make the service unready: reads go to the others or the primary.
+    const replicas = services.database.replicaStatus();
+    const rotation = replicas.length > 0 ? { replicas: { inRotation: replicas.filter((r) => r.state === 'up').length, total: replicas.length } } : {};
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks, ...rotation });
   }
 
   /**
@@ -291,6 +304,15 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       handle: ({ req, res }) => handleChatRoute(res, createContext(services, req), req.body),
     },
     {
+      // The whole store as a backup file, streamed (see backup-route.ts): admin only.
+      methods: ['GET'],
+      path: `${API_BASE_PATH}/admin/backup`,
+      query: [],
+      body: 'none',
+      auth: 'admin',
+      handle: ({ req, res, context }) => handleBackupRoute(res, services, context!, req.method === 'HEAD'),
+    },
+    {
       // Query parameters are held to those the operation declares before the adapter reads them.
       prefix: `${API_BASE_PATH}/`,
       matches: operations.matches,
@@ -321,10 +343,17 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     }
     const route = findRoute(routes, req.method ?? 'GET', pathname);
     if (!route) return sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`);
-    await serveRoute(route, { req, res, url, pathname }, routeHost);
+    // Read-your-write: a client that must see what it has just written pins the request's reads to
+    // the primary (docs/deployment.md, "Read replicas").
+    const readFrom = req.headers['kb-read-from'];
+    if (readFrom !== undefined && readFrom !== 'primary' && readFrom !== 'any') {
+      return sendError(res, 'BAD_REQUEST', 'KB-Read-From must be "primary" or "any"');
+    }
+    const serve = () => serveRoute(route, { req, res, url, pathname }, routeHost);
+    await (readFrom === 'primary' ? readFromPrimary(serve) : serve());
   }
 
-  const server = createServer((req: KbRequest, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: KbRequest, res) => {
     const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
@@ -338,7 +367,11 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res).catch((failure: unknown) => {
+      // The database or Redis out of reach (or the disk full) is a 503 saying so, not a fault.
+      const unavailable = unavailableError(failure);
+      if (unavailable) log.warn({ err: failure }, unavailable.message);
+      const error = unavailable ?? failure;
       if (isAppError(error)) {
         if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
         sendError(res, error.code, error.message, error.headers);
@@ -389,7 +422,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // Headers over Node's limit are a bad request too (as nginx answers them): 400, the status the
     // document declares for every operation, rather than a 431 it does not.
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${maxHeaderSize} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
+    const body = JSON.stringify({ message: tooLarge ? `Request headers too large: at most ${MAX_HEADER_BYTES} bytes` : 'Malformed HTTP request', code: 'BAD_REQUEST' });
     socket.end(
       `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -93,9 +93,9 @@ export function createServices(deps: {
   const search = new SearchService(database, embedder, logger);
   const answers = createAnswers({ config, database, search, logger });
   const conversations = new ConversationsRepository(database);
-  const queryLog = new QueryLog(new QueryLogRepository(database.db), logger, { retentionDays: config.insights.queryLogDays });
+  const queryLog = new QueryLog(new QueryLogRepository(database.db, database.reads.db), logger, { retentionDays: config.insights.queryLogDays });
   const rateLimiter = new SlidingWindowRateLimiter(redis ? { redis } : {});
-  const feedbackRepository = new FeedbackRepository(database.db);
+  const feedbackRepository = new FeedbackRepository(database.db, database.reads.db);
   const assistant = new AssistantService(
     keys,
     new VisitorTokens(database.db, { ttlMs: config.assistant.visitorTokenTtlMs }),

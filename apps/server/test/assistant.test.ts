@@ -115,6 +115,16 @@ describe.each(kinds)('publishable and scoped keys (%s)', (kind) => {
     expect((await json(none)).message).toMatch(/no Origin header/);
     // This server's own pages (the console's preview) may use any publishable key.
     expect((await search({ origin: service.url })).status).toBe(200);
+    // Browsers send no Origin on a same-origin GET, and "null" from a page with Referrer-Policy:
+    // no-referrer (the console's): Sec-Fetch-Site, which pages cannot set, says it is this server's page.
+    expect((await search({ origin: 'null', 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    const config = (headers: Record<string, string>) => fetch(`${service.url}/api/v1/assistant/config?key=${key.key}`, { headers });
+    expect((await config({ 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect((await config({})).status).toBe(403);
+    for (const site of ['same-site', 'cross-site', 'none']) {
+      expect((await search({ 'sec-fetch-site': site })).status, site).toBe(403);
+      expect((await search({ origin: 'null', 'sec-fetch-site': site })).status, site).toBe(403);
+    }
   });
 
   it('holds a publishable key to its namespaces and to what it may do', async () => {

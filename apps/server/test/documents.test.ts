@@ -211,7 +211,7 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
     }
     const unknown = await list('?topk=3');
     expect(unknown.status).toBe(400);
-    expect((await json(unknown)).message).toBe('Unknown query parameter "topk": it takes only "namespace", "q", "folder", "limit", "offset"');
+    expect((await json(unknown)).message).toBe('Unknown query parameter "topk": it takes only "namespace", "q", "folder", "limit", "offset", "cursor"');
     const extra = await service.api('/api/v1/documents/00000000-0000-4000-8000-000000000000?force=1', { method: 'DELETE', key: admin });
     expect(extra.status).toBe(400);
   });
@@ -228,6 +228,32 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
     expect((await json(await service.api('/api/v1/faq?q=taxonomies'))).cached).toBe(true);
     expect((await service.api(`/api/v1/documents/${documentId}`, { method: 'DELETE', key: admin })).status).toBe(200);
     expect((await service.api('/api/v1/faq?q=taxonomies')).status).toBe(404);
+  });
+
+  it('stores slugs and folders as long as the API allows, in any script', async () => {
+    // 4-byte characters: longer than a B-tree index entry can hold.
+    const slug = '𝔡'.repeat(1_000);
+    const folder = `/docs/${'𝔣'.repeat(4_090)}`;
+    const page = { title: '𝔗'.repeat(1_000), slug, folder, namespace: 'user_docs', content: '# Long\n\nA page with a long slug.' };
+    const first = await ingest(page);
+    expect(first.skipped).toBe(false);
+    expect(await ingest(page)).toEqual({ documentId: first.documentId, skipped: true });
+    const byFolder = await json(await list(`?folder=${encodeURIComponent(folder)}`));
+    expect(byFolder.documents.map((d: { id: string }) => d.id)).toEqual([first.documentId]);
+    // A title of 1,000 such characters is the slug when none is given.
+    const untitled = await ingest({ title: '𝔘'.repeat(1_000), namespace: 'user_docs', content: '# Long\n\nAnother page.' });
+    expect(untitled.skipped).toBe(false);
+  });
+
+  it('reads a path parameter as its value, not its percent-encoding', async () => {
+    const { documentId } = await ingest({ title: 'Encoded', namespace: 'user_docs', content: '# Encoded\n\nText.' });
+    const encoded = [...documentId].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    const res = await service.api(`/api/v1/documents/${encoded}`, { key: admin });
+    expect(res.status).toBe(200);
+    expect((await json(res)).id).toBe(documentId);
+    // Ten 4-byte characters are ten characters (120 percent-encoded), within the 100 allowed.
+    expect((await service.api(`/api/v1/documents/${encodeURIComponent('😀'.repeat(10))}`, { key: admin })).status).toBe(404);
+    expect((await service.api('/api/v1/documents/%E0%A4%A', { key: admin })).status).toBe(404);
   });
 
   it('deletes under concurrent ingestion of the same slug: whole documents, never half of one', async () => {

@@ -61,6 +61,16 @@ describe.each(kinds)('GET /api/v1/insights/gaps (%s)', (kind) => {
     expect((await json(await gaps('?limit=1'))).gaps).toHaveLength(1);
   });
 
+  it('keeps logging after a query longer than an index entry holds', async () => {
+    // 3 bytes a character: more than a B-tree index entry holds, however it is cut.
+    const long = '語'.repeat(10_000);
+    expect((await service.api('/api/v1/search', { method: 'POST', key: user.key, json: { query: long } })).status).toBe(200);
+    expect((await service.api('/api/v1/search', { method: 'POST', key: user.key, json: { query: 'after the long one' } })).status).toBe(200);
+    const listed = (await json(await gaps('?limit=200'))).gaps.map((g: { query: string }) => g.query);
+    expect(listed).toContain('after the long one');
+    expect(listed).toContain('語'.repeat(500));
+  });
+
   it('rejects bad parameters with 400 naming them', async () => {
     for (const [query, field] of [
       ['?kind=faq', 'kind'],

@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser';
 
 /** One event of the chat stream, or the end marker. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type StreamEvent = { type: 'meta'; conversationId: string; sources: any[] } | { type: 'chunk'; text: string } | { type: 'error'; message: string };
+export type StreamEvent = { type: 'meta'; conversationId: string; messageId: string; sources: any[] } | { type: 'chunk'; text: string } | { type: 'error'; message: string };
 
 export interface ReadStream {
   events: StreamEvent[];

@@ -65,6 +65,20 @@ export interface RequestContext {
   caller: Caller;
 }
 
+/**
+ * The origin of the page a browser request came from, as the publishable-key checks read it.
+ * Browsers leave `Origin` out of same-origin GETs, and send `Origin: null` on other same-origin
+ * requests of a page with `Referrer-Policy: no-referrer` (the console's and the home page's, which
+ * preview the assistant); `Sec-Fetch-Site: same-origin`, which no page can set, then says the
+ * page is this server's own. (A script outside a browser can send either header: origins only
+ * stop browsers, and the budgets hold the rest.)
+ */
+export function pageOrigin(ctx: Pick<RequestContext, 'header' | 'selfOrigin'>): string | undefined {
+  const origin = ctx.header('origin');
+  if ((origin === undefined || origin === 'null') && ctx.selfOrigin !== undefined && ctx.header('sec-fetch-site') === 'same-origin') return ctx.selfOrigin;
+  return origin;
+}
+
 export function parseCookies(header: string | undefined): Map<string, string> {
   const cookies = new Map<string, string>();
   if (!header) return cookies;

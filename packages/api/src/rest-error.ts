@@ -1,4 +1,4 @@
-import { isAppError } from '@kb/core';
+import { isAppError, unavailableError } from '@kb/core';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import type { RequestContext } from './context.ts';
@@ -18,11 +18,12 @@ export interface RestErrorResponse {
  * Retry-After), and the body `{ message, code, issues? }` (`issues` for invalid input).
  */
 export function restErrorResponse(error: unknown, ctx?: RequestContext): RestErrorResponse {
+  const appError = isAppError(error) ? error : unavailableError(error);
   const trpcError =
     error instanceof TRPCError
       ? error
-      : isAppError(error)
-        ? toTRPCError(error)
+      : appError
+        ? toTRPCError(appError)
         : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', cause: error });
   const meta = responseMeta({ ...(ctx ? { ctx } : {}), errors: [trpcError] });
   const cause = trpcError.cause;

@@ -53,7 +53,12 @@ export const metadataSchema = z
  * points: an emoji is one character, where String.length says two), and published as `maxLength`.
  * Checked after the schema's own checks (trimming included).
  */
-export function maxChars<T extends z.ZodString>(schema: T, max: number, message = `Too big: expected string to have <=${max} characters`): T {
+export function maxChars<T extends z.ZodString>(
+  schema: T,
+  max: number,
+  message = `Too big: expected string to have <=${max} characters`,
+  documented: { pattern?: string } = {},
+): T {
   return schema
     .superRefine((value, ctx) => {
       // A code point is one or two UTF-16 units: only lengths between max and 2 * max need counting.
@@ -61,7 +66,15 @@ export function maxChars<T extends z.ZodString>(schema: T, max: number, message 
       if (value.length <= 2 * max && codePoints(value, max + 1) <= max) return;
       ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value, message });
     })
-    .meta({ maxLength: max }) as T;
+    .meta({ maxLength: max, ...documented }) as T;
+}
+
+/**
+ * Text that must hold more than white space (it is trimmed, then must not be empty), at most
+ * `max` characters. The document says so with `pattern: \S`, for its readers and for generators.
+ */
+export function nonBlankText(max: number, emptyMessage?: string, tooLongMessage?: string): z.ZodString {
+  return maxChars(z.string().trim().min(1, emptyMessage), max, tooLongMessage, { pattern: '\\S' });
 }
 
 /** Code points in `text`, counting stops past `limit`. */

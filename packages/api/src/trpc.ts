@@ -10,11 +10,12 @@ import {
   SESSION_PRINCIPAL,
   type AuthenticatedKey,
   type Principal,
+  unavailableError,
 } from '@kb/core';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { AuthLevel, Caller, RequestContext } from './context.ts';
+import { pageOrigin, type AuthLevel, type Caller, type RequestContext } from './context.ts';
 import { boundIssues, invalidInputMessage } from './input-issues.ts';
 import type { DeclaredErrorStatus } from './openapi-responses.ts';
 
@@ -114,6 +115,8 @@ const mapErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     if (result.error.code === 'BAD_REQUEST' && cause instanceof ZodError) return { ...result, error: invalidInput(cause) };
     if (isAppError(cause)) return { ...result, error: toTRPCError(cause) };
+    const unavailable = unavailableError(cause);
+    if (unavailable) return { ...result, error: toTRPCError(unavailable) };
     if (cause instanceof RateLimiterUnavailableError) {
       return {
         ...result,
@@ -167,7 +170,7 @@ async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use:
     );
   }
   const { assistant } = ctx.services;
-  assistant.checkPage(key, ctx.header('origin'), ctx.selfOrigin);
+  assistant.checkPage(key, pageOrigin(ctx), ctx.selfOrigin);
   if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'));
 }
 

@@ -6,6 +6,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { ingestFolderCommand, INGEST_FOLDER_USAGE } from './commands/ingest-folder.ts';
 import { reindexCommand, REINDEX_USAGE } from './commands/reindex.ts';
 import { evalCommand, EVAL_USAGE } from './commands/eval.ts';
+import { backupCommand, BACKUP_USAGE, moveCommand, restoreCommand } from './commands/backup.ts';
 import { CliError } from './store.ts';
 
 const USAGE = `kb: the knowledge base service's command line
@@ -19,6 +20,9 @@ Commands:
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
   kb migrate                                                         bring the database schema and vector index up to date
+  kb backup <file> [--from-url URL --key ADMIN_KEY]                  back up the whole store to one file
+  kb restore <file> [--replace]                                      restore a backup (into an empty store unless --replace)
+  kb move --to postgres://... | --to DIR [--replace]                 copy the store into another and check the copy
 
 The store is the one the server uses: PostgreSQL when DATABASE_URL is set, else the embedded
 store in KB_DATA_DIR (default ./.kb-data), which only one process may open at a time.`;
@@ -64,6 +68,16 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate':
       await migrateCommand(config, out);
       return 0;
+    case 'backup':
+    case 'restore':
+    case 'move': {
+      if (args[0] === '--help' || args[0] === undefined) {
+        out(BACKUP_USAGE);
+        return args[0] ? 0 : 1;
+      }
+      const run = { backup: backupCommand, restore: restoreCommand, move: moveCommand }[command];
+      return run(args, config, (s) => process.stdout.write(s), (s) => process.stderr.write(s));
+    }
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       return 1;

@@ -23,6 +23,20 @@ describe('loadConfig', () => {
     expect(config.security.allowPrivateUrls).toBe(true);
   });
 
+  it('reads replica URLs for PostgreSQL, and refuses them without a primary', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/kb' }).storage).toMatchObject({ replicaUrls: [], replicaMaxLagMs: 10_000 });
+    const set = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/kb',
+      DATABASE_REPLICA_URLS: ' postgres://u@r1:5432/kb, postgresql://u@r2/kb ,',
+      KB_REPLICA_MAX_LAG_MS: '2500',
+    });
+    expect(set.storage).toMatchObject({ replicaUrls: ['postgres://u@r1:5432/kb', 'postgresql://u@r2/kb'], replicaMaxLagMs: 2500 });
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://u@r1/kb' })).toThrow(/DATABASE_REPLICA_URLS: needs DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@db/kb', DATABASE_REPLICA_URLS: 'postgres://u@r1/kb,mysql://r2' })).toThrow(
+      /DATABASE_REPLICA_URLS: must be a comma-separated list of PostgreSQL URLs/,
+    );
+  });
+
   it('treats empty values as unset', () => {
     const config = loadConfig({ DATABASE_URL: '', PORT: ' ', VOYAGE_API_KEY: '' });
     expect(config.storage.kind).toBe('pglite');

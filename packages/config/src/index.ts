@@ -67,6 +67,34 @@ const storageSchema = z.object({
   KB_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.kb-data')),
   KB_DB_POOL_SIZE: positiveInt(10, 200),
   KB_EMBEDDED_CACHE_MB: positiveInt(EMBEDDED_CACHE_MB_DEFAULT, 16_384),
+  DATABASE_REPLICA_URLS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const urls = (v ?? '').split(',').map((url) => url.trim()).filter((url) => url !== '');
+        const bad = urls.filter((url) => {
+          try {
+            return !['postgres:', 'postgresql:'].includes(new URL(url).protocol);
+          } catch {
+            return true;
+          }
+        });
+        if (bad.length > 0) {
+          ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of PostgreSQL URLs (${bad.length} not one)` });
+          return z.NEVER;
+        }
+        return [...new Set(urls)];
+      }),
+  ),
+  KB_REPLICA_MAX_LAG_MS: wholeNumber(10_000, 100, 3_600_000),
+  // Writes to the embedded store are refused (503) while its disk has less free space; 0 turns the check off.
+  KB_EMBEDDED_MIN_FREE_MB: wholeNumber(64, 0, 1_048_576),
+}).superRefine((value, ctx) => {
+  if (value.DATABASE_REPLICA_URLS.length > 0 && value.DATABASE_URL === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: 'needs DATABASE_URL (replicas follow a PostgreSQL primary)' });
+  }
 });
 
 const redisSchema = z.object({
@@ -222,8 +250,18 @@ export type EnvSource = Record<string, string | undefined>;
 export interface Config {
   server: { port: number; host: string; logLevel: string; production: boolean; trustProxy: boolean };
   storage:
-    | { kind: 'postgres'; databaseUrl: string; poolSize: number }
-    | { kind: 'pglite'; dataDir: string; cacheMb: number };
+    | {
+        kind: 'postgres';
+        databaseUrl: string;
+        poolSize: number;
+        /**
+         * Streaming replicas that serve reads which tolerate lag (searches, answers' retrieval,
+         * lists), round robin; a replica more than `replicaMaxLagMs` behind is left out.
+         */
+        replicaUrls: string[];
+        replicaMaxLagMs: number;
+      }
+    | { kind: 'pglite'; dataDir: string; cacheMb: number; minFreeMb: number };
   redis: { url: string } | null;
   embedding: { voyageApiKey?: string; voyageBaseUrl?: string; model: string; dimension?: number };
   llm: { anthropicApiKey?: string; anthropicBaseUrl?: string; model: string; maxTokens: number };
@@ -305,8 +343,14 @@ export function loadConfig(env: EnvSource = process.env): Config {
       trustProxy: server.KB_TRUST_PROXY,
     },
     storage: storage.DATABASE_URL
-      ? { kind: 'postgres', databaseUrl: storage.DATABASE_URL, poolSize: storage.KB_DB_POOL_SIZE }
-      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR, cacheMb: storage.KB_EMBEDDED_CACHE_MB },
+      ? {
+          kind: 'postgres',
+          databaseUrl: storage.DATABASE_URL,
+          poolSize: storage.KB_DB_POOL_SIZE,
+          replicaUrls: storage.DATABASE_REPLICA_URLS,
+          replicaMaxLagMs: storage.KB_REPLICA_MAX_LAG_MS,
+        }
+      : { kind: 'pglite', dataDir: storage.KB_DATA_DIR, cacheMb: storage.KB_EMBEDDED_CACHE_MB, minFreeMb: storage.KB_EMBEDDED_MIN_FREE_MB },
     redis: redis.REDIS_URL ? { url: redis.REDIS_URL } : null,
     embedding: {
       voyageApiKey: embedding.VOYAGE_API_KEY,

@@ -159,12 +159,14 @@ try {
   // Interleaved with the same search through a per-search transaction (how the embedded store
   // turns sequential scans off), so both see the same cache state.
   const inTransaction = new SearchRepository({
-    ...database,
-    withVectorSearch: (query) =>
-      database.db.transaction().execute(async (trx) => {
-        await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
-        return query(trx);
-      }),
+    reads: {
+      ...database,
+      withVectorSearch: (query) =>
+        database.db.transaction().execute(async (trx) => {
+          await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
+          return query(trx);
+        }),
+    },
   });
   const latencies: number[] = [];
   const transactional: number[] = [];

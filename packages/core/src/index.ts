@@ -1,4 +1,4 @@
-export { APP_ERROR_STATUS, AppError, isAppError } from './errors.ts';
+export { APP_ERROR_STATUS, AppError, isAppError, unavailableError } from './errors.ts';
 export type { AppErrorCode, AppErrorOptions } from './errors.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
 export type { Logger } from './logger.ts';
@@ -69,3 +69,4 @@ export { documentUrl } from './ingestion/ingestion.service.ts';
 export { DEFAULT_GAPS_PAGE, MAX_GAPS_PAGE, normalizeQuery, QueryLog } from './insights/query-log.ts';
 export type { GapView } from './insights/query-log.ts';
 export { QueryLogRepository } from './insights/query-log.repository.ts';
+export { backupStoreOf, checkBackupEmbedding } from './backup/index.ts';

@@ -50,9 +50,18 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
       options.inMemory
         ? { kind: 'pglite-memory' }
         : storage.kind === 'postgres'
-          ? { kind: 'postgres', databaseUrl: storage.databaseUrl, poolSize: options.poolSize ?? storage.poolSize }
-          : { kind: 'pglite', dataDir: storage.dataDir, cacheMb: storage.cacheMb },
-      { embeddingDimension: embedder.dimension },
+          ? { kind: 'postgres', databaseUrl: storage.databaseUrl, poolSize: options.poolSize ?? storage.poolSize, replicaUrls: storage.replicaUrls }
+          : { kind: 'pglite', dataDir: storage.dataDir, cacheMb: storage.cacheMb, minFreeMb: storage.minFreeMb },
+      {
+        embeddingDimension: embedder.dimension,
+        replicas: {
+          maxLagMs: storage.kind === 'postgres' ? storage.replicaMaxLagMs : undefined,
+          onChange: (status, error) =>
+            status.state === 'up'
+              ? logger.info({ replica: status.name }, 'read replica back in rotation')
+              : logger.warn({ replica: status.name, state: status.state, reason: status.reason, err: error }, 'read replica out of rotation: reads go to the others or the primary'),
+        },
+      },
     ));
   const close = options.database ? async () => undefined : () => database.close();
   const beforeVectorIndexBuild =

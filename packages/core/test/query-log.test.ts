@@ -30,11 +30,12 @@ describe.each(kinds)('the query log (%s)', (kind) => {
     await testDb.database.db.deleteFrom('query_log').execute();
   });
 
-  it('keeps the first 1,000 characters of a long query', async () => {
+  it('keeps the first 500 UTF-16 units of a long query, never half a character', async () => {
     const queryLog = log();
-    queryLog.record({ kind: 'search', query: `${'a'.repeat(999)}bc${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.1, apiKeyId: KEY });
+    queryLog.record({ kind: 'search', query: `${'a'.repeat(499)}bc${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.1, apiKeyId: KEY });
+    queryLog.record({ kind: 'search', query: `${'e'.repeat(499)}😀${'d'.repeat(5_000)}`, namespaces: null, bestScore: 0.2, apiKeyId: KEY });
     const { gaps } = await queryLog.gaps({});
-    expect(gaps[0]!.query).toBe(`${'a'.repeat(999)}b`);
+    expect(gaps.map((gap) => gap.query)).toEqual([`${'a'.repeat(499)}b`, 'e'.repeat(499)]);
   });
 
   it('turned off, deletes what it recorded while it was on', async () => {
@@ -69,6 +70,7 @@ describe.each(kinds)('the query log (%s)', (kind) => {
       kinds: ['chat', 'search'],
       firstAskedAt: '2026-11-01T12:00:00.000Z',
       lastAskedAt: '2026-11-01T12:01:00.000Z',
+      thumbsDown: 0,
     });
     expect(gaps[0]).toMatchObject({ count: 1, bestScore: null, meanScore: null, namespaces: [] });
 

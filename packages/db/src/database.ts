@@ -8,18 +8,28 @@ import { PGliteDialect } from './pglite-dialect.ts';
 import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { EmbeddedVacuum } from './embedded-vacuum.ts';
+import { ReplicaSet, type ReplicaOptions, type ReplicaStatus, type ServerPools } from './replicas.ts';
+import { FreeSpaceGuard } from './free-space.ts';
 import { acquireStoreLock, type StoreLock } from './store-lock.ts';
 import { ensureVectorIndex, vectorDistance } from './vector-index.ts';
 import { toVectorArrayBinary, toVectorBinary, toVectorLiteral } from './vector.ts';
 
 export type StorageOptions =
-  | { kind: 'postgres'; databaseUrl: string; poolSize?: number }
+  | {
+      kind: 'postgres';
+      databaseUrl: string;
+      poolSize?: number;
+      /** Streaming replicas of that database for reads that tolerate lag (see replicas.ts). */
+      replicaUrls?: readonly string[];
+    }
   /** An embedded store on disk; its database runs on a thread of its own (pglite-thread.ts). */
   | {
       kind: 'pglite';
       dataDir: string;
       /** PostgreSQL's shared_buffers in MB: the embedded database's page cache, most of its memory. */
       cacheMb?: number;
+      /** Writes are refused (StoreFullError) while the data directory's disk has less free space. */
+      minFreeMb?: number;
     }
   /** An in-memory embedded store (tests, dry runs). */
   | { kind: 'pglite-memory' }
@@ -33,7 +43,16 @@ export interface DatabaseOptions {
   bulkLoadMinChunks?: number;
   /** How often the embedded store looks for tables to vacuum (tests shorten it; see embedded-vacuum.ts). */
   embeddedVacuumIntervalMs?: number;
+  /** Lag bound, check timings and state changes of the replicas (see replicas.ts). */
+  replicas?: ReplicaOptions;
 }
+
+/**
+ * What a read that tolerates lag needs of the store: on PostgreSQL with replicas, `db` and
+ * `withVectorSearch` read through them (round robin, falling back to the primary); otherwise they
+ * are the primary's.
+ */
+export type ReadStore = Pick<Database, 'db' | 'vectorParameter' | 'vectorArrayParameter' | 'vectorDistance' | 'withVectorSearch'>;
 
 export const DEFAULT_EMBEDDING_DIMENSION = 1024;
 
@@ -75,6 +94,14 @@ const EMBEDDED_DEFERRED_WRITE_CHUNKS = 128;
  */
 export interface Database {
   readonly db: Kysely<DB>;
+  /**
+   * Reads that may lag the primary by up to the replicas' lag bound: searches, answers' and the
+   * FAQ's retrieval, lists. Anything that writes, or must read what was just written, uses `db`.
+   * A call inside readFromPrimary() reads from the primary here too.
+   */
+  readonly reads: ReadStore;
+  /** The replicas and whether each is in rotation (none without replicas). */
+  replicaStatus(): ReplicaStatus[];
   /** A human-readable description for logs: never includes credentials. */
   readonly description: string;
   /**
@@ -164,34 +191,60 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
 
   if (storage.kind === 'postgres') {
     const poolSize = storage.poolSize ?? 10;
-    const newPool = (max: number, settings: Record<string, string>) => {
+    const vectorPoolSize = Math.max(2, Math.ceil(poolSize / 2));
+    const newPool = (url: string, max: number, settings: Record<string, string>, replica: boolean) => {
       const pool = new pg.Pool({
-        connectionString: storage.databaseUrl,
+        connectionString: url,
         max,
         // Startup parameters: applied by the server as the connection opens, no extra round trip.
         options: Object.entries(settings)
           .map(([name, value]) => `-c ${name}=${value}`)
           .join(' '),
+        // A replica that does not answer is passed over quickly for the next one.
+        ...(replica ? { connectionTimeoutMillis: 3_000 } : {}),
       });
-      // An idle client's error (database restarted) must not crash the process.
+      // A connection's error (the database restarted, or ended the session) must not crash the
+      // process: the pool reports idle clients' errors, and every client gets a listener of its
+      // own for the time it is checked out (in a transaction, between statements). The statement
+      // in flight fails on its own, and the pool drops the broken client when it comes back.
       pool.on('error', () => undefined);
+      pool.on('connect', (client) => client.on('error', () => undefined));
       return pool;
     };
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: newPool(poolSize, VECTOR_SEARCH_SETTINGS) }) });
-    // Nearest-neighbour queries (withVectorSearch): connections that start with sequential scans off.
-    const vectorDb = new Kysely<DB>({
-      dialect: new PostgresDialect({ pool: newPool(Math.max(2, Math.ceil(poolSize / 2)), { ...VECTOR_SEARCH_SETTINGS, enable_seqscan: 'off' }) }),
+    // Nearest-neighbour queries (withVectorSearch) use connections that start with sequential scans off.
+    const serverPools = (url: string, replica: boolean): ServerPools => ({
+      name: describeUrl(url),
+      general: newPool(url, poolSize, VECTOR_SEARCH_SETTINGS, replica),
+      vector: newPool(url, vectorPoolSize, { ...VECTOR_SEARCH_SETTINGS, enable_seqscan: 'off' }, replica),
     });
-    return wrap(db, vectorDb, 'postgres', describeUrl(storage.databaseUrl), embeddingDimension, async () => {
+    const primary = serverPools(storage.databaseUrl, false);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: primary.general }) });
+    const vectorDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: primary.vector }) });
+    const replicaUrls = storage.replicaUrls ?? [];
+    const replicas = new ReplicaSet(primary, replicaUrls.map((url) => serverPools(url, true)), options.replicas);
+    const reads =
+      replicas.size > 0
+        ? {
+            db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: replicas.pool('general') }) }),
+            vectorDb: new Kysely<DB>({ dialect: new PostgresDialect({ pool: replicas.pool('vector') }) }),
+            status: () => replicas.status(),
+          }
+        : undefined;
+    replicas.start();
+    const description = describeUrl(storage.databaseUrl) + (replicas.size > 0 ? ` (reads also on ${replicaUrls.map(describeUrl).join(', ')})` : '');
+    return wrap(db, vectorDb, 'postgres', description, embeddingDimension, async () => {
+      await replicas.end();
       await Promise.all([db.destroy(), vectorDb.destroy()]);
-    }, options.bulkLoadMinChunks);
+    }, options.bulkLoadMinChunks, reads);
   }
 
   let lock: StoreLock | undefined;
   let queryable: EmbeddedQueryable;
   let pglite: PGlite | undefined;
   let description: string;
+  let guard: FreeSpaceGuard | undefined;
   if (storage.kind === 'pglite') {
+    if (storage.minFreeMb) guard = new FreeSpaceGuard(storage.dataDir, storage.minFreeMb * 1024 * 1024);
     lock = acquireStoreLock(storage.dataDir);
     try {
       queryable = await PGliteThread.open(storage.dataDir, storage.cacheMb);
@@ -210,7 +263,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   for (const [name, value] of Object.entries(VECTOR_SEARCH_SETTINGS)) {
     await queryable.query('select set_config($1, $2, false)', [name, value]);
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable, guard && (() => guard.checkWrite())) });
   const vacuum = new EmbeddedVacuum(db, undefined, options.embeddedVacuumIntervalMs);
   const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await vacuum.stop();
@@ -229,13 +282,15 @@ function wrap(
   embeddingDimension: number,
   close: () => Promise<void>,
   bulkLoadMinChunks?: number,
+  replicaReads?: { db: Kysely<DB>; vectorDb: Kysely<DB>; status(): ReplicaStatus[] },
 ): Database {
   let closed = false;
   const deferral = new VectorIndexDeferral(db, kind, bulkLoadMinChunks);
   /** The `vector` type's oid, looked up once (PostgreSQL). */
   let vectorType: Promise<number> | undefined;
-  return {
+  const database: Omit<Database, 'reads'> = {
     db,
+    replicaStatus: () => replicaReads?.status() ?? [],
     description,
     shared: kind === 'postgres',
     async migrate(hooks) {
@@ -304,4 +359,14 @@ function wrap(
       await close();
     },
   };
+  const reads: ReadStore = replicaReads
+    ? {
+        db: replicaReads.db,
+        vectorParameter: database.vectorParameter,
+        vectorArrayParameter: database.vectorArrayParameter,
+        vectorDistance: database.vectorDistance,
+        withVectorSearch: (query) => query(replicaReads.vectorDb),
+      }
+    : database;
+  return Object.assign(database, { reads });
 }

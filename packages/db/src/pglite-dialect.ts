@@ -10,7 +10,11 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { isWriteStatement } from './free-space.ts';
 import type { EmbeddedQueryable } from './pglite-thread.ts';
+
+/** Called before each statement that writes; throws to refuse it (the free-space guard). */
+export type WriteCheck = () => void;
 
 /**
  * A Kysely dialect over an embedded PGlite database (in this thread or on its own, see
@@ -19,12 +23,15 @@ import type { EmbeddedQueryable } from './pglite-thread.ts';
  * queries of other callers wait, which keeps transactions from interleaving.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: EmbeddedQueryable) {}
+  constructor(
+    private readonly pglite: EmbeddedQueryable,
+    private readonly checkWrite?: WriteCheck,
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.checkWrite);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -38,8 +45,8 @@ class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(pglite: EmbeddedQueryable) {
-    this.connection = new PGliteConnection(pglite);
+  constructor(pglite: EmbeddedQueryable, checkWrite?: WriteCheck) {
+    this.connection = new PGliteConnection(pglite, checkWrite);
   }
 
   async init(): Promise<void> {}
@@ -78,9 +85,13 @@ class PGliteDriver implements Driver {
 class PGliteConnection implements DatabaseConnection {
   release?: () => void;
 
-  constructor(private readonly pglite: EmbeddedQueryable) {}
+  constructor(
+    private readonly pglite: EmbeddedQueryable,
+    private readonly checkWrite?: WriteCheck,
+  ) {}
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.checkWrite && isWriteStatement(compiledQuery.sql)) this.checkWrite();
     const result = await this.pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters], {
       rowMode: 'object',
     });

@@ -235,3 +235,4 @@ export function isPostgresAvailable(): Promise<boolean> {
 export async function testStoreKinds(): Promise<TestStoreKind[]> {
   return (await isPostgresAvailable()) ? ['pglite', 'postgres'] : ['pglite'];
 }
+export { fillEveryTable } from './backup/fixture.ts';

@@ -32,8 +32,12 @@ export function GapsPage() {
   }
 
   return (
-    <Section title="The weakest recent queries">
-      <p className="muted">Searches and chat questions whose best match scored lowest: topics the documentation may be missing.</p>
+    <Section title="Voted-down and weakest recent queries">
+      <p className="muted">
+        Questions readers voted down (in the assistant or through the API) come first, beside the searches and chat questions whose best match
+        scored lowest: topics the documentation may be missing or gets wrong. The votes themselves, with their reasons and notes, are under
+        Feedback.
+      </p>
       <form className="row-form" onSubmit={apply}>
         <label>
           Kind
@@ -50,13 +54,14 @@ export function GapsPage() {
         <button type="submit">Filter</button>
       </form>
       <ErrorNote error={gaps.error} />
-      {gaps.data && gaps.data.gaps.length === 0 && <p className="muted">No weak queries recorded.</p>}
+      {gaps.data && gaps.data.gaps.length === 0 && <p className="muted">No weak or voted-down queries recorded.</p>}
       {gaps.data && gaps.data.gaps.length > 0 && (
         <div className="table-wrap">
           <table className="gaps">
             <thead>
               <tr>
                 <th>Query</th>
+                <th>Voted down</th>
                 <th>Asked</th>
                 <th>Best score</th>
                 <th>Mean score</th>
@@ -66,10 +71,11 @@ export function GapsPage() {
             </thead>
             <tbody>
               {gaps.data.gaps.map((gap) => (
-                <tr key={`${gap.query}-${gap.lastAskedAt}`}>
+                <tr key={`${gap.query}-${gap.lastAskedAt}`} className={gap.thumbsDown > 0 ? 'voted-down' : undefined}>
                   <td data-label="Query" className="break">
                     {gap.query}
                   </td>
+                  <td data-label="Voted down">{gap.thumbsDown > 0 ? <span className="badge revoked">{gap.thumbsDown === 1 ? '1 thumbs down' : `${gap.thumbsDown} thumbs down`}</span> : <span className="muted">—</span>}</td>
                   <td data-label="Asked">{gap.count}×</td>
                   <td data-label="Best score">{score(gap.bestScore)}</td>
                   <td data-label="Mean score">{score(gap.meanScore)}</td>

@@ -56,7 +56,7 @@ export function createAnswers(deps: { config: Config; database: Database; search
   anthropic?.catch(() => undefined);
   const retriever = new PassageRetriever({
     search: deps.search,
-    sections: new SectionsRepository(deps.database.db),
+    sections: new SectionsRepository(deps.database.reads.db),
     reranker,
     ...(anthropic
       ? { rewriter: new ClaudeQueryRewriter(anthropic, { model: config.llm.model, historyTokens: config.answers.historyTokens }, { logger }) }

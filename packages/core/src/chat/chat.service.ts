@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.ts';
 import { resolveNamespaces } from '../namespaces.ts';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError, isAppError, unavailableError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import type { QueryLog } from '../insights/query-log.ts';
@@ -82,6 +82,7 @@ export class ChatService {
     const language = await this.answers.languages.resolve(request.message, request.language, conversationLanguage);
     const messageId = randomUUID();
     const { conversationId, turn } = await this.conversations.beginTurn({
+      answerId: messageId,
       ...(request.conversationId !== undefined ? { conversationId: request.conversationId } : {}),
       apiKeyId: caller.keyId,
       language,
@@ -137,7 +138,7 @@ export class ChatService {
       if (stored) return;
       stored = true;
       try {
-        await this.conversations.storeAnswer({ id: messageId, conversationId, turn: turn.turn, content: answer, sources, interrupted });
+        await this.conversations.storeAnswer({ id: messageId, conversationId, content: answer, sources, interrupted });
       } catch (error) {
         log.error({ err: error, interrupted }, 'could not store the answer');
         if (!interrupted) throw error;
@@ -175,7 +176,7 @@ export class ChatService {
         await store(true);
         return;
       }
-      const failure = isAppError(error) ? error : new AppError('INTERNAL_SERVER_ERROR', 'The answer could not be completed; try again', { cause: error });
+      const failure = isAppError(error) ? error : unavailableError(error) ?? new AppError('INTERNAL_SERVER_ERROR', 'The answer could not be completed; try again', { cause: error });
       if (failure.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error }, 'chat answer failed');
       else log.warn({ err: error, code: failure.code }, 'chat answer failed');
       await store(true);

@@ -53,7 +53,7 @@ function toConversation(row: {
 export class ConversationsRepository {
   private readonly db: Kysely<DB>;
 
-  constructor(private readonly database: Pick<Database, 'db' | 'transaction'>) {
+  constructor(private readonly database: Pick<Database, 'db' | 'reads' | 'transaction'>) {
     this.db = database.db;
   }
 
@@ -69,10 +69,14 @@ export class ConversationsRepository {
   /**
    * Starts a turn: creates the conversation when `conversationId` is absent, takes the next turn
    * number under the conversation row's lock (so concurrent requests get distinct, ordered
-   * turns), records the turn's language and namespaces, and stores the user's message.
+   * turns), records the turn's language and namespaces, and stores the user's message with its
+   * answer `answerId` as an empty answer marked interrupted. The turn is whole from the start: a
+   * process that dies before the answer ends (killed, the database gone) leaves an answer marked
+   * interrupted, never a question without one nor a cut answer passing for complete.
    */
   async beginTurn(input: {
     conversationId?: string;
+    answerId: string;
     apiKeyId: string | null;
     language: string;
     namespaces: readonly string[];
@@ -107,27 +111,26 @@ export class ConversationsRepository {
       }
       await trx
         .insertInto('messages')
-        .values({ conversation_id: conversationId, role: 'user', content: input.message, sources: json([]), turn })
+        .values([
+          { conversation_id: conversationId, role: 'user', content: input.message, sources: json([]), turn },
+          { id: input.answerId, conversation_id: conversationId, role: 'assistant', content: '', sources: json([]), turn, interrupted: true },
+        ])
         .execute();
       return { conversationId, turn };
     });
   }
 
-  /** The assistant's message of a turn: the answer, its sources, and whether it was cut short. */
-  async storeAnswer(input: { id?: string; conversationId: string; turn: number; content: string; sources: readonly StoredSource[]; interrupted: boolean }): Promise<void> {
-    await this.db
-      .insertInto('messages')
-      .values({
-        ...(input.id !== undefined ? { id: input.id } : {}),
-        conversation_id: input.conversationId,
-        role: 'assistant',
-        content: input.content,
-        sources: json(input.sources),
-        turn: input.turn,
-        interrupted: input.interrupted,
-      })
-      .execute();
-    await this.db.updateTable('conversations').set({ updated_at: new Date() }).where('id', '=', input.conversationId).execute();
+  /** The answer of a turn begun with `answerId`: its text, its sources, and whether it was cut short. */
+  async storeAnswer(input: { id: string; conversationId: string; content: string; sources: readonly StoredSource[]; interrupted: boolean }): Promise<void> {
+    await this.database.transaction(async (trx) => {
+      await trx
+        .updateTable('messages')
+        .set({ content: input.content, sources: json(input.sources), interrupted: input.interrupted })
+        .where('id', '=', input.id)
+        .where('conversation_id', '=', input.conversationId)
+        .execute();
+      await trx.updateTable('conversations').set({ updated_at: new Date() }).where('id', '=', input.conversationId).execute();
+    });
   }
 
   /** Every message of a conversation, in order (each turn's question before its answer). */
@@ -146,6 +149,7 @@ export class ConversationsRepository {
     const rows = await this.messagesQuery()
       .where('conversation_id', '=', conversationId)
       .where('turn', '<', beforeTurn)
+      .where((eb) => eb.or([eb('role', '=', 'user'), eb('content', '!=', '')]))
       .orderBy('turn', 'desc')
       .orderBy('role', 'asc')
       .limit(limit)
@@ -158,7 +162,9 @@ export class ConversationsRepository {
     filter: ConversationFilter,
     page: { limit: number; offset: number; after?: KeysetPosition },
   ): Promise<{ total: number; conversations: Array<ConversationRecord & { messages: MessageRecord[] }>; nextCursor: string | null }> {
-    let query = this.db.selectFrom('conversations');
+    // A list tolerates a replica's lag (docs/deployment.md).
+    const reads = this.database.reads.db;
+    let query = reads.selectFrom('conversations');
     if (filter.namespace !== undefined) query = query.where(sql<boolean>`sources @> ${json([filter.namespace])}::jsonb`);
     if (filter.language !== undefined) {
       const language = filter.language;
@@ -178,7 +184,7 @@ export class ConversationsRepository {
     const { rows, nextCursor } = cursorPage(read, page.limit, (row) => row.id);
     const conversations = rows.map(({ cursor_at: _at, ...row }) => ({ ...toConversation(row), messages: [] as MessageRecord[] }));
     if (conversations.length > 0) {
-      const messages = await this.messagesQuery()
+      const messages = await this.messagesQuery(reads)
         .where('conversation_id', 'in', conversations.map((c) => c.id))
         .orderBy('turn', 'asc')
         .orderBy('role', 'desc')
@@ -190,8 +196,8 @@ export class ConversationsRepository {
     return { total: Number(count.n), conversations, nextCursor };
   }
 
-  private messagesQuery() {
-    return this.db
+  private messagesQuery(executor: Kysely<DB> = this.db) {
+    return executor
       .selectFrom('messages')
       .select(['id', 'conversation_id', 'role', 'content', 'sources', 'interrupted', 'turn', 'created_at']);
   }

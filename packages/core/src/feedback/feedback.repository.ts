@@ -45,7 +45,11 @@ export interface FeedbackFilter {
 const parse = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 export class FeedbackRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** `reads`: where the votes list reads (a replica's lag is tolerated there; default `db`). */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   /** The message `id` with its conversation's key and, for an answer, its turn's question. */
   async findAnswer(id: string): Promise<AnswerRecord | undefined> {
@@ -110,7 +114,7 @@ export class FeedbackRepository {
     filter: FeedbackFilter,
     page: { limit: number; offset: number; after?: KeysetPosition },
   ): Promise<{ total: number; entries: FeedbackEntry[]; nextCursor: string | null }> {
-    let query = this.db
+    let query = this.reads
       .selectFrom('message_feedback as f')
       .innerJoin('messages as a', 'a.id', 'f.message_id')
       .innerJoin('conversations as c', 'c.id', 'f.conversation_id')

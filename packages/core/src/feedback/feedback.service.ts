@@ -87,6 +87,8 @@ export class FeedbackService {
     const take = Math.min(filter.limit ?? DEFAULT_FEEDBACK_PAGE, MAX_FEEDBACK_PAGE);
     const { offset: skip, after } = pagePosition(filter);
     const { limit: _limit, offset: _offset, cursor: _cursor, ...where } = filter;
+    // Key ids are UUIDs: another value names no key (and must never reach a uuid cast).
+    if (where.keyId !== undefined && !isUuid(where.keyId)) return { feedback: [], total: 0, take, skip, nextCursor: null };
     const { total, entries, nextCursor } = await this.repository.list(where, { limit: take, offset: skip, ...(after ? { after } : {}) });
     return {
       feedback: entries.map((entry) => ({

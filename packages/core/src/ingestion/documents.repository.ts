@@ -121,7 +121,7 @@ export interface StoredVersion {
 export class DocumentsRepository {
   private readonly db: Kysely<DB>;
 
-  constructor(private readonly database: Pick<Database, 'db' | 'vectorArrayParameter' | 'vectorRowsPerStatement'>) {
+  constructor(private readonly database: Pick<Database, 'db' | 'reads' | 'vectorArrayParameter' | 'vectorRowsPerStatement'>) {
     this.db = database.db;
   }
 
@@ -142,6 +142,8 @@ export class DocumentsRepository {
       .selectFrom('documents')
       .select(['id', 'content_hash', 'folder'])
       .where('namespace', '=', namespace)
+      // The unique index is on the slug's MD5 (a slug may be longer than a B-tree entry).
+      .where(sql`md5(slug)`, '=', sql`md5(${slug})`)
       .where('slug', '=', slug)
       .executeTakeFirst();
   }
@@ -154,6 +156,7 @@ export class DocumentsRepository {
       .selectFrom('documents')
       .select(['id', 'slug', 'content_hash', 'folder'])
       .where('namespace', '=', namespace)
+      .where(sql<boolean>`md5(slug) = any(array(select md5(s) from unnest(${[...slugs]}::text[]) as s))`)
       .where('slug', 'in', [...slugs])
       .execute();
     for (const row of rows) found.set(row.slug, { id: row.id, content_hash: row.content_hash, folder: row.folder });
@@ -178,7 +181,8 @@ export class DocumentsRepository {
     filter: DocumentFilter,
     page: { limit: number; offset: number; after?: KeysetPosition },
   ): Promise<{ total: number; documents: DocumentRecord[]; nextCursor: string | null }> {
-    let query = this.db.selectFrom('documents');
+    // A list tolerates a replica's lag (docs/deployment.md).
+    let query = this.database.reads.db.selectFrom('documents');
     if (filter.namespace !== undefined) query = query.where('namespace', '=', filter.namespace);
     if (filter.folder !== undefined) query = query.where('folder', '=', filter.folder);
     if (filter.q !== undefined) {
@@ -357,7 +361,7 @@ export class DocumentsRepository {
                     ${versions.map((v) => v.content ?? null)}::text[], ${versions.map((v) => v.url ?? null)}::text[],
                     ${versions.map((v) => v.folder ?? null)}::text[])
           as t(id, namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
-        on conflict (namespace, slug) do update set
+        on conflict (namespace, md5(slug)) do update set
           title = excluded.title, metadata = excluded.metadata, content_hash = excluded.content_hash,
           chunk_count = excluded.chunk_count, content = excluded.content, url = excluded.url,
           folder = coalesce(excluded.folder, documents.folder), updated_at = now()

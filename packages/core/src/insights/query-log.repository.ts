@@ -25,7 +25,11 @@ export interface GapRecord {
 }
 
 export class QueryLogRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** `reads`: where the gaps list reads (a replica's lag is tolerated there; default `db`). */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   /** Many entries in one statement. */
   async insert(entries: readonly QueryLogEntry[]): Promise<void> {
@@ -91,8 +95,8 @@ export class QueryLogRepository {
       }>`
         select * from (${grouped}) g
         order by "thumbsDown" desc, "meanScore" asc nulls first, count desc, "lastAskedAt" desc, normalized
-        limit ${page.limit} offset ${page.offset}`.execute(this.db),
-      sql<{ n: string }>`select count(*) as n from (${grouped}) g`.execute(this.db),
+        limit ${page.limit} offset ${page.offset}`.execute(this.reads),
+      sql<{ n: string }>`select count(*) as n from (${grouped}) g`.execute(this.reads),
     ]);
     const parse = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
     return {

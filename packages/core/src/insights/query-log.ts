@@ -5,13 +5,23 @@ export const DEFAULT_GAPS_PAGE = 50;
 export const MAX_GAPS_PAGE = 200;
 /** Entries a process holds while the store cannot take them; beyond it the oldest are dropped (and logged). */
 const MAX_PENDING = 10_000;
-/** Characters of a query the log keeps. */
-const MAX_LOGGED_QUERY_CHARS = 1_000;
+/**
+ * UTF-16 units of a query the log keeps, and of the key it groups by: enough to read it, and an
+ * index entry (at most 2,704 bytes) holds it whatever the script (at most 3 bytes a unit).
+ */
+const MAX_LOGGED_QUERY_UNITS = 500;
 const DAY_MS = 86_400_000;
 
 /** The query the log groups repeats by: lower case, white space collapsed. */
 export function normalizeQuery(query: string): string {
-  return query.trim().replace(/\s+/g, ' ').toLowerCase();
+  return truncateUnits(query.trim().replace(/\s+/g, ' ').toLowerCase(), MAX_LOGGED_QUERY_UNITS);
+}
+
+/** The first `max` UTF-16 units of `text`, never half of a surrogate pair. */
+function truncateUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
 export interface GapView {
@@ -78,12 +88,10 @@ export class QueryLog {
   /** Records a query (buffered: no I/O here). The key's id only, never the key. */
   record(entry: { kind: 'search' | 'chat'; query: string; namespaces: readonly string[] | null; bestScore: number | null; apiKeyId: string | null }): void {
     if (!this.enabled) return;
-    // A query is kept to its first characters: enough to read it, and the buffer stays small.
-    const query = entry.query.slice(0, MAX_LOGGED_QUERY_CHARS);
     this.pending.push({
       kind: entry.kind,
-      query,
-      normalized: normalizeQuery(query),
+      query: truncateUnits(entry.query, MAX_LOGGED_QUERY_UNITS),
+      normalized: normalizeQuery(entry.query),
       namespaces: [...(entry.namespaces ?? [])].sort(),
       bestScore: entry.bestScore,
       apiKeyId: entry.apiKeyId,

@@ -147,6 +147,14 @@ export class JobWorker {
     }, interval);
     this.reconcileTimer.unref();
     await this.worker.waitUntilReady();
+    // A Redis that comes back may have lost its data (restarted without persistence, failed
+    // over): reconcile at once rather than at the next interval, so no accepted job waits long.
+    const client = await this.worker.getBackend().client;
+    client.on('ready', () => {
+      if (this.stopping) return;
+      this.logger.info('connection to Redis restored; reconciling jobs with the queue');
+      this.reconcile().catch((error: unknown) => this.logger.warn({ err: error }, 'job reconciliation failed'));
+    });
   }
 
   private async process(entry: Job<QueueEntryData>, token: string | undefined, signal: AbortSignal | undefined): Promise<string> {

@@ -1,4 +1,4 @@
-import type { JobProgress } from '@kb/db';
+import { storeFailureOf, type JobProgress } from '@kb/db';
 import type { Logger } from '../logger.ts';
 import { InvalidJobPayloadError, isJobType, parseJobPayload, type JobPayload, type JobType } from './catalog.ts';
 import { EMPTY_PROGRESS, type JobsRepository } from './jobs.repository.ts';
@@ -35,7 +35,9 @@ export type JobOutcome =
 export const PROGRESS_INTERVAL_MS = 500;
 const MAX_ERROR_LENGTH = 1_000;
 
+/** An upstream outage (marked `transient` by its client), or the store out of reach or out of space. */
 export function isTransientError(error: unknown): boolean {
+  if (storeFailureOf(error) !== undefined) return true;
   return typeof error === 'object' && error !== null && (error as { transient?: unknown }).transient === true;
 }
 

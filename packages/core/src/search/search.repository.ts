@@ -122,12 +122,13 @@ export class SearchRepository {
   private readonly db: Kysely<DB>;
   private readonly exact: boolean;
 
+  private readonly database: Pick<Database, 'db' | 'vectorParameter' | 'vectorDistance' | 'withVectorSearch'>;
+
   /** `options.exact`: rank by the whole vectors of every chunk, without the index (evaluation). */
-  constructor(
-    private readonly database: Pick<Database, 'db' | 'vectorParameter' | 'vectorDistance' | 'withVectorSearch'>,
-    options: { exact?: boolean } = {},
-  ) {
-    this.db = database.db;
+  constructor(database: Pick<Database, 'reads'>, options: { exact?: boolean } = {}) {
+    // Searches tolerate a replica's lag (docs/deployment.md): they read through the replicas.
+    this.database = database.reads;
+    this.db = this.database.db;
     this.exact = options.exact ?? false;
   }
 

@@ -7,6 +7,7 @@ import { faqSourcesMigration } from './20261124T0000_faq_sources.ts';
 import { documentRecordsMigration } from './20261125T0000_document_records.ts';
 import { queryLogMigration } from './20261125T0100_query_log.ts';
 import { keyKindsAndFeedbackMigration } from './20261127T0900_key_kinds_and_feedback.ts';
+import { longTextKeysMigration } from './20261127T1000_long_text_keys.ts';
 import { corpusStatisticsMigration } from './20261127T1200_corpus_statistics.ts';
 
 export interface MigrationOptions {
@@ -29,6 +30,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261125T0000_document_records': documentRecordsMigration,
         '20261125T0100_query_log': queryLogMigration,
         '20261127T0900_key_kinds_and_feedback': keyKindsAndFeedbackMigration,
+        '20261127T1000_long_text_keys': longTextKeysMigration,
         '20261127T1200_corpus_statistics': corpusStatisticsMigration,
       };
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOrigin } from '../../context.ts';
 import { maxChars } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 
@@ -39,4 +40,4 @@ export const assistantConfig = procedure
   })
   .input(z.strictObject({ key: maxChars(z.string().min(1), 200).meta({ description: 'The publishable key (kb_pub_…)' }) }))
   .output(configSchema)
-  .query(({ ctx, input }) => ctx.services.assistant.config(input.key, ctx.header('origin'), ctx.selfOrigin));
+  .query(({ ctx, input }) => ctx.services.assistant.config(input.key, pageOrigin(ctx), ctx.selfOrigin));

@@ -1,12 +1,12 @@
 import { MAX_DOCUMENTS_PAGE } from '@kb/core';
 import { z } from 'zod';
-import { cursorSchema, maxChars, namespaceSchema, nextCursorSchema } from '../../schemas.ts';
+import { cursorSchema, maxChars, namespaceSchema, nextCursorSchema, nonBlankText } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
 import { DOCUMENT_EXAMPLE, documentSchema } from './schemas.ts';
 
 export const listDocumentsInput = z.strictObject({
   namespace: namespaceSchema.optional().meta({ description: 'Documents of this namespace' }),
-  q: maxChars(z.string().trim().min(1, 'q must not be empty'), 1000).optional().meta({ description: 'Title or slug contains this text, ignoring case' }),
+  q: nonBlankText(1000, 'q must not be empty').optional().meta({ description: 'Title or slug contains this text, ignoring case' }),
   folder: maxChars(z.string().min(1), 4096).optional().meta({ description: 'Documents a `kb ingest-folder` run over this folder recorded' }),
   limit: z.number().int().min(1).optional().meta({ description: `Page size, default 50; above ${MAX_DOCUMENTS_PAGE} it is clamped to ${MAX_DOCUMENTS_PAGE} (see take)` }),
   offset: z.number().int().min(0).optional().meta({ description: 'Documents to skip, default 0 (or page by cursor)' }),

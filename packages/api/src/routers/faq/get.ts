@@ -1,6 +1,6 @@
 import { canonicalLanguageTag, NAMESPACES, rateLimitHeaders } from '@kb/core';
 import { z } from 'zod';
-import { maxChars, oneOf } from '../../schemas.ts';
+import { nonBlankText, oneOf } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
 
@@ -11,7 +11,7 @@ const SCOPES = [...NAMESPACES, 'all'] as const;
 
 /** Query parameters of GET /faq; an unknown parameter is refused, naming it. */
 export const faqInput = z.strictObject({
-  q: maxChars(z.string().trim().min(1, 'q must not be empty'), MAX_FAQ_TOPIC_CHARS, `q must be at most ${MAX_FAQ_TOPIC_CHARS} characters`).meta({ description: `The FAQ's topic or question, 1 to ${MAX_FAQ_TOPIC_CHARS} characters` }),
+  q: nonBlankText(MAX_FAQ_TOPIC_CHARS, 'q must not be empty', `q must be at most ${MAX_FAQ_TOPIC_CHARS} characters`).meta({ description: `The FAQ's topic or question, 1 to ${MAX_FAQ_TOPIC_CHARS} characters` }),
   source: z
     .enum(SCOPES, { error: (issue) => oneOf(SCOPES, issue.input) })
     .meta({ description: 'The namespace to draw on, default user_docs; all: every namespace' })

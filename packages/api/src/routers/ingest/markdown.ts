@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { maxChars, metadataSchema, namespaceSchema } from '../../schemas.ts';
+import { maxChars, nonBlankText, metadataSchema, namespaceSchema } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 
 export const ingestMarkdownInput = z.strictObject({
-  title: maxChars(z.string().trim().min(1, 'title must not be empty'), 1000),
+  title: nonBlankText(1000, 'title must not be empty'),
   content: z.string().meta({ description: 'Raw Markdown. YAML front matter becomes metadata. May be empty (a document with no chunks).' }),
   namespace: namespaceSchema,
-  slug: maxChars(z.string().trim().min(1, 'slug must not be empty'), 1000).optional().meta({ description: 'Deduplication key within the namespace. Defaults to the title.' }),
+  slug: nonBlankText(1000, 'slug must not be empty').optional().meta({ description: 'Deduplication key within the namespace. Defaults to the title.' }),
   metadata: metadataSchema.optional().meta({ description: 'Arbitrary key-value metadata (JSON, at most 32 levels deep). An http(s) `url` becomes the document\'s link.' }),
   folder: maxChars(z.string().min(1), 4096)
     .optional()

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { maxChars, namespaceSchema } from '../../schemas.ts';
+import { nonBlankText, namespaceSchema } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 import { ingestResultSchema } from './markdown.ts';
 
@@ -30,9 +30,9 @@ export const ingestUrl = procedure
   })
   .input(
     z.strictObject({
-      url: maxChars(z.string().trim().min(1, 'url must not be empty'), 8192),
+      url: nonBlankText(8192, 'url must not be empty'),
       namespace: namespaceSchema,
-      title: maxChars(z.string().trim().min(1, 'title must not be empty'), 1000).optional().meta({ description: "Defaults to the page's own title" }),
+      title: nonBlankText(1000, 'title must not be empty').optional().meta({ description: "Defaults to the page's own title" }),
     }),
   )
   .output(ingestResultSchema)

@@ -1,6 +1,6 @@
 import { MAX_ALLOWED_ORIGINS, PUBLISHABLE_DEFAULTS } from '@kb/core';
 import { z } from 'zod';
-import { jsonBoolean, jsonInt, maxChars, namespaceSchema } from '../../schemas.ts';
+import { jsonBoolean, jsonInt, maxChars, nonBlankText, namespaceSchema } from '../../schemas.ts';
 
 const limit = z.number().int().nullable();
 const limitInput = jsonInt(0, 1_000_000_000).nullable();
@@ -48,7 +48,7 @@ const settings = {
   rateLimitRpm: limitInput.optional().meta({ description: 'Requests allowed in any 60 seconds; null or absent is unlimited, 0 blocks the key' }),
   rateLimitRpd: limitInput.optional().meta({ description: 'Requests allowed in any 24 hours; null or absent is unlimited, 0 blocks the key' }),
   allowedOrigins: z
-    .array(maxChars(z.string().trim().min(1), 300))
+    .array(nonBlankText(300))
     .min(1)
     .max(MAX_ALLOWED_ORIGINS)
     .optional()
@@ -68,7 +68,7 @@ const settings = {
 };
 
 export const createApiKeyInput = z.strictObject({
-  label: maxChars(z.string().trim().min(1, 'label must not be empty'), 200),
+  label: nonBlankText(200, 'label must not be empty'),
   kind: kindSchema.optional().meta({ description: 'secret (default): for servers; publishable: for web pages, bound to allowedOrigins and namespaces' }),
   admin: jsonBoolean().optional().meta({ description: 'Admin keys may call the admin endpoints. Default false; never for publishable keys.' }),
   ...settings,
@@ -76,7 +76,7 @@ export const createApiKeyInput = z.strictObject({
 
 export const updateApiKeyInput = z.strictObject({
   id: maxChars(z.string().min(1), 100),
-  label: maxChars(z.string().trim().min(1, 'label must not be empty'), 200).optional(),
+  label: nonBlankText(200, 'label must not be empty').optional(),
   ...settings,
 });
 

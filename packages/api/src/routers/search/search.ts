@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { jsonInt, maxChars, namespaceSchema } from '../../schemas.ts';
+import { jsonInt, nonBlankText, namespaceSchema } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 
 export const searchInput = z.strictObject({
-  query: maxChars(z.string().trim().min(1, 'query must not be empty'), 10_000),
+  query: nonBlankText(10_000, 'query must not be empty'),
   source: z
     .union([namespaceSchema, z.array(namespaceSchema).max(4)])
     .optional()
