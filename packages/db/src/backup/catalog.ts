@@ -9,8 +9,14 @@ export interface BackupTable {
   types: string[];
 }
 
-/** The migration tables belong to the code that opens a store, not to its data. */
-const NOT_DATA = new Set(['kysely_migration', 'kysely_migration_lock']);
+/**
+ * Statistics the store keeps with triggers as chunks are written and removed: a restore's own
+ * chunk rows rebuild them (and a store's empty statistics do not make it "not empty").
+ */
+export const DERIVED_TABLES: ReadonlySet<string> = new Set(['corpus_stats', 'term_stats']);
+
+/** The migration tables belong to the code that opens a store, not to its data; derived ones follow from it. */
+const NOT_DATA = new Set(['kysely_migration', 'kysely_migration_lock', ...DERIVED_TABLES]);
 
 // Catalog queries read any schema; their rows are typed here.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
