@@ -806,7 +806,8 @@ describe('ConfluenceClient: credentials', () => {
     };
     const network = await errorOf(client({ maxAttempts: 2, logger, fetch: failingFetch }).getSpace('ENG'));
     expect((network as Error).message).toMatch(
-      /network error: connect failed with Basic \[redacted\] and \[redacted\]/,
+      // The host it could not reach is named; the credentials it echoed are not.
+      /network error: cannot reach acme\.atlassian\.net:443: connect failed with Basic \[redacted\] and \[redacted\]/,
     );
 
     for (const error of [exhausted, rejected, refused, network]) {
