@@ -83,9 +83,10 @@ describe('loadConfig', () => {
   });
 
   it('reads the FAQ limits and budget', () => {
-    expect(loadConfig({}).faq).toEqual({ requestsPerMinute: 300, missesPerMinute: 10, dailyLimit: 1000, contextTokens: 6000 });
-    const set = loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '0', KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: '50', KB_FAQ_DAILY_LIMIT: '20', KB_FAQ_CONTEXT_TOKENS: '9000' });
-    expect(set.faq).toEqual({ requestsPerMinute: 50, missesPerMinute: 0, dailyLimit: 20, contextTokens: 9000 });
+    const every = ['user_docs', 'tech_docs', 'api_endpoints', 'wiki'];
+    expect(loadConfig({}).faq).toEqual({ requestsPerMinute: 300, missesPerMinute: 10, dailyLimit: 1000, contextTokens: 6000, namespaces: every });
+    const set = loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '0', KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: '50', KB_FAQ_DAILY_LIMIT: '20', KB_FAQ_CONTEXT_TOKENS: '9000', KB_FAQ_NAMESPACES: 'user_docs,tech_docs' });
+    expect(set.faq).toEqual({ requestsPerMinute: 50, missesPerMinute: 0, dailyLimit: 20, contextTokens: 9000, namespaces: ['user_docs', 'tech_docs'] });
     expect(() => loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '-1', KB_FAQ_DAILY_LIMIT: 'many' })).toThrow(/KB_FAQ_RATE_LIMIT_PER_MINUTE: must be 0 or more.*\n.*KB_FAQ_DAILY_LIMIT: must be a number/s);
   });
 
