@@ -21,8 +21,8 @@ describe('kb CLI on the embedded store', () => {
     const result = await kb(['keys', 'create', '--admin', '--label', 'me', '--rpm', '100', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const created = JSON.parse(result.stdout);
-    expect(Object.keys(created).sort()).toEqual(['admin', 'createdAt', 'id', 'key', 'label', 'rateLimitRpd', 'rateLimitRpm']);
-    expect(created).toMatchObject({ label: 'me', admin: true, rateLimitRpm: 100, rateLimitRpd: null });
+    expect(Object.keys(created).sort()).toEqual(['admin', 'createdAt', 'id', 'key', 'kind', 'label', 'namespaces', 'rateLimitRpd', 'rateLimitRpm']);
+    expect(created).toMatchObject({ label: 'me', admin: true, kind: 'secret', namespaces: null, rateLimitRpm: 100, rateLimitRpd: null });
     expect(created.key).toMatch(/^kb_[0-9A-Za-z]{40}$/);
     adminKey = created.key;
   });

@@ -206,6 +206,12 @@ describe('migrations', () => {
         '20261124T0000_faq_sources',
         '20261125T0000_document_records',
         '20261125T0100_query_log',
+        '20261127T0900_key_kinds_and_feedback',
+        '20261127T1000_long_text_keys',
+        '20261127T1100_query_log_answers',
+        '20261127T1200_corpus_statistics',
+        '20261127T1300_job_retries',
+        '20261127T1400_document_urls',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -228,6 +234,12 @@ describe('migrations', () => {
         '20261124T0000_faq_sources',
         '20261125T0000_document_records',
         '20261125T0100_query_log',
+        '20261127T0900_key_kinds_and_feedback',
+        '20261127T1000_long_text_keys',
+        '20261127T1100_query_log_answers',
+        '20261127T1200_corpus_statistics',
+        '20261127T1300_job_retries',
+        '20261127T1400_document_urls',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();
