@@ -72,6 +72,8 @@ let adminKey = '';
 let publishableKey = '';
 const known: Record<string, string[]> = { conversationId: [], messageId: [], keyId: [], documentId: [] };
 const knownIds: Record<string, string[]> = { '/keys/{id}': [], '/documents/{id}': [], '/conversations/{id}': [] };
+/** A list's cursor is opaque: the values worth sending are the ones that list gave out. */
+const knownCursors: Record<string, string[]> = { '/documents': [], '/conversations': [], '/feedback': [] };
 /** Fields whose rule the document states in words: a BCP 47 tag, a publishable key. */
 const LANGUAGE_TAGS = ['en', 'fr', 'pt-BR', 'de-CH', 'zh-Hant-TW', 'es-419', 'sr-Latn-RS'];
 const NOT_LANGUAGE_TAGS = ['__d', 'not a tag', 'en_US!', '1234567890'];
@@ -219,10 +221,18 @@ beforeAll(async () => {
   }
   const publishable = await call('POST', '/keys', { label: 'fuzz site', kind: 'publishable', namespaces: ['user_docs'], allowedOrigins: [SITE] });
   publishableKey = publishable.key;
-  const answer = await call('POST', '/chat', { message: 'How long does the cache keep a page?', stream: false });
-  knownIds['/conversations/{id}']!.push(answer.conversationId);
-  known.conversationId!.push(answer.conversationId);
-  known.messageId!.push(answer.messageId);
+  for (const question of ['How long does the cache keep a page?', 'How do I install the tool?']) {
+    const answer = await call('POST', '/chat', { message: question, stream: false });
+    knownIds['/conversations/{id}']!.push(answer.conversationId);
+    known.conversationId!.push(answer.conversationId);
+    known.messageId!.push(answer.messageId);
+    await call('POST', '/chat/feedback', { messageId: answer.messageId, rating: 'up' });
+  }
+  for (const list of Object.keys(knownCursors)) {
+    const page = await call('GET', `${list}?limit=1`);
+    expect(typeof page.nextCursor, `${list} gives a cursor past its first row`).toBe('string');
+    knownCursors[list]!.push(page.nextCursor);
+  }
   rssBefore = await rss(server.pid!);
   console.log(`fuzz seed ${SEED}, ${RUNS} cases per operation and kind (replay: KB_FUZZ_SEED=${SEED}; more: KB_FUZZ_RUNS)`);
 }, 180_000);
@@ -246,10 +256,22 @@ describe.each(operations)('$method $path', ({ path, method, operation }) => {
   const documented = new Set(Object.keys(operation.responses).map(Number));
 
   it('answers valid input with a documented status, never a 5xx', async () => {
-    const queryValues = fc.record(
-      Object.fromEntries(query.map((parameter) => [parameter.name, validValue(parameter.schema, hints, parameter.name).map(String)])),
-      { requiredKeys: query.filter((parameter) => parameter.required).map((parameter) => parameter.name) },
-    ) as fc.Arbitrary<Record<string, string>>;
+    const queryValues = fc
+      .record(
+        Object.fromEntries(
+          query.map((parameter) => [
+            parameter.name,
+            parameter.name === 'cursor' ? fc.constantFrom(...knownCursors[path]!) : validValue(parameter.schema, hints, parameter.name).map(String),
+          ]),
+        ),
+        { requiredKeys: query.filter((parameter) => parameter.required).map((parameter) => parameter.name) },
+      )
+      // A cursor takes the place of an offset (the document says "instead of offset").
+      .map((values) => {
+        if (values.cursor === undefined) return values;
+        const { offset: _offset, ...rest } = values;
+        return rest;
+      }) as fc.Arbitrary<Record<string, string>>;
     const id = pathParameter
       ? fc.oneof(validValue(pathParameter.schema, hints).map(String), fc.constantFrom(...(knownIds[path]!.length > 0 ? knownIds[path]! : ['none'])))
       : fc.constant('');
