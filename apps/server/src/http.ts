@@ -411,6 +411,13 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     });
     const span = startRequestSpan(req, res, meta);
     withSpan(span, () => handle(req, res)).catch((failure: unknown) => {
+      if (req.destroyed && !req.complete) {
+        // The client closed the connection before its request was read: nobody to answer, and its
+        // reset is the client's, not the database's.
+        log.info({ method: req.method, path: meta.path, route: meta.route }, 'client closed the connection before sending its whole request');
+        res.destroy();
+        return;
+      }
       // The database or Redis out of reach (or the disk full) is a 503 saying so, not a fault.
       const unavailable = unavailableError(failure);
       if (unavailable) log.warn({ err: failure }, unavailable.message);
@@ -419,12 +426,6 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
         if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
         sendError(res, error.code, error.message, error.headers);
         if (error.code === 'PAYLOAD_TOO_LARGE') req.resume();
-        return;
-      }
-      if (req.destroyed && !req.complete) {
-        // The client closed the connection before its request was read: nobody to answer.
-        log.info({ method: req.method, path: meta.path, route: meta.route }, 'client closed the connection before sending its whole request');
-        res.destroy();
         return;
       }
       log.error({ err: error }, 'unhandled request failure');

@@ -263,7 +263,7 @@ describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in 
     const post = document.paths['/chat'].post;
     expect(Object.keys(post.responses['200'].content)).toEqual(['text/event-stream', 'application/json']);
     expect(document.components.schemas.ChatRequest.additionalProperties).toBe(false);
-    expect(document.paths['/conversations'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['source', 'language', 'limit', 'offset']);
+    expect(document.paths['/conversations'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['source', 'language', 'limit', 'offset', 'cursor']);
   });
 
   describe('security', () => {

@@ -296,7 +296,7 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
     // Outside the key's namespaces the document does not exist, as one that never did.
     const hidden = await service.api(`/api/v1/documents/${doc.documentId}`, { key: outsider });
     expect(hidden.status).toBe(404);
-    expect(await json(hidden)).toEqual({ code: 'NOT_FOUND', message: 'No such document' });
+    expect(await json(hidden)).toMatchObject({ code: 'NOT_FOUND', message: 'No such document' });
     // A publishable key reads within its namespaces too (from a page it allows).
     const page = (await service.services.keys.create({ label: 'page', kind: 'publishable', namespaces: ['tech_docs'], allowedOrigins: ['https://docs.example.com'] })).key;
     const fromPage = await service.api(`/api/v1/documents/${doc.documentId}`, { key: page, headers: { origin: 'https://docs.example.com' } });
