@@ -4,6 +4,13 @@ import { afterPosition, cursorPage, cursorTime, type KeysetPosition } from '../l
 
 export type Rating = 'up' | 'down';
 
+/** The question an answer (the messages row under the alias `answer`) answered: the user message of its turn. */
+function questionOf(answer: 'm' | 'a') {
+  return sql<string | null>`(select q.content from messages q
+    where q.conversation_id = ${sql.ref(`${answer}.conversation_id`)} and q.turn = ${sql.ref(`${answer}.turn`)} and q.role = 'user'
+    limit 1)`.as('question');
+}
+
 /** An answer as feedback needs it: its conversation's owner and the question it answered. */
 export interface AnswerRecord {
   messageId: string;
@@ -56,19 +63,12 @@ export class FeedbackRepository {
     const row = await this.db
       .selectFrom('messages as m')
       .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
-      .select((eb) => [
+      .select([
         'm.id',
         'm.role',
         'm.conversation_id',
         'c.api_key_id',
-        eb
-          .selectFrom('messages as q')
-          .select('q.content')
-          .whereRef('q.conversation_id', '=', 'm.conversation_id')
-          .whereRef('q.turn', '=', 'm.turn')
-          .where('q.role', '=', 'user')
-          .limit(1)
-          .as('question'),
+        questionOf('m'),
       ])
       .where('m.id', '=', id)
       .executeTakeFirst();
@@ -130,20 +130,13 @@ export class FeedbackRepository {
       paged
         .selectAll('f')
         .select(cursorTime('f.updated_at').as('cursor_at'))
-        .select((eb) => [
+        .select([
           'k.label as key_label',
           'a.content as answer',
           'a.sources as answer_sources',
           'a.interrupted',
           'c.sources as namespaces',
-          eb
-            .selectFrom('messages as q')
-            .select('q.content')
-            .whereRef('q.conversation_id', '=', 'a.conversation_id')
-            .whereRef('q.turn', '=', 'a.turn')
-            .where('q.role', '=', 'user')
-            .limit(1)
-            .as('question'),
+          questionOf('a'),
         ])
         .orderBy('f.updated_at', 'desc')
         .orderBy('f.message_id', 'desc')
