@@ -15,7 +15,8 @@
  *
  * A store is loaded in bulk, not over HTTP: the rows are inserted with the full-text and vector
  * indexes set aside, then both indexes are built (the build times are printed). The term and
- * corpus statistics are kept by the store's own triggers during the load.
+ * corpus statistics are kept by the store's own triggers during the load. With --keep, each
+ * size's store is kept and measured again by the next run with the same arguments.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -27,7 +28,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ApiKeysRepository, ApiKeysService, LocalEmbedder } from '@kb/core';
 import { createDatabase, toVectorArrayBinary, toVectorBinary } from '@kb/db';
-import { createEmptyPostgresDatabase } from '@kb/db/testing';
+import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from '@kb/db/testing';
 import { freePort, waitFor } from '../test/processes.ts';
 
 const { values } = parseArgs({
@@ -37,6 +38,9 @@ const { values } = parseArgs({
     'recall-sample': { type: 'string', default: '20' },
     corpus: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus') },
     seed: { type: 'string', default: '42' },
+    // Keep each size's store (database kb_scale_<size>_<seed>) and measure it again next time
+    // instead of loading it anew: for a large store, loaded once.
+    keep: { type: 'boolean', default: false },
   },
 });
 const SIZES = values.chunks.split(',').map((s) => Number(s.trim()));
@@ -283,6 +287,7 @@ async function load(client: pg.Client, url: string, vocabulary: Vocabulary, chun
   let batch: GeneratedDocument[] = [];
   let batchChunks = 0;
   let written = 0;
+  let reported = 0;
   const flush = async () => {
     if (batch.length === 0) return;
     const docIds = batch.map(() => randomUUID());
@@ -319,7 +324,10 @@ async function load(client: pg.Client, url: string, vocabulary: Vocabulary, chun
     batch.push(doc);
     batchChunks += doc.chunks.length;
     if (batchChunks >= 1000) await flush();
-    if (written > 0 && written % 100_000 < 1000 && batchChunks === 0) process.stdout.write(`  ${written} chunks written\r`);
+    if (batchChunks === 0 && written >= reported + 100_000) {
+      reported = written - (written % 100_000);
+      console.log(`  ${written} chunks written (${((performance.now() - insertStarted) / 1000).toFixed(0)} s)`);
+    }
   }
   await flush();
   const insertMs = performance.now() - insertStarted - embedMs;
@@ -327,7 +335,11 @@ async function load(client: pg.Client, url: string, vocabulary: Vocabulary, chun
   await client.query(`set maintenance_work_mem = '512MB'`);
   await client.query('create index chunks_search_tsv_idx on chunks using gin (search_tsv)');
   const ginMs = performance.now() - ginStarted;
-  // The vector index as the service defines it (its expression, precision and build memory).
+  // The vector index as the service defines it (its expression and precision). The service
+  // raises the build memory to at most 1 GB; a larger graph is built in the memory its operator
+  // gives the store (docs/deployment.md), as here: the graph's size, from 1.1 GB.
+  const graphMb = Math.ceil((written * (1024 * 2 + 700) * 1.1) / 2 ** 20);
+  if (graphMb > 1024) await client.query(`alter database ${client.escapeIdentifier(client.database!)} set maintenance_work_mem = '${graphMb}MB'`);
   const store = await createDatabase({ kind: 'postgres', databaseUrl: url, poolSize: 1 });
   const hnswStarted = performance.now();
   try {
@@ -341,7 +353,7 @@ async function load(client: pg.Client, url: string, vocabulary: Vocabulary, chun
 }
 
 async function measure(size: number, vocabulary: Vocabulary, embedder: LocalEmbedder): Promise<void> {
-  const scratch = await createEmptyPostgresDatabase();
+  const scratch: { url: string; loaded?: Row; drop?: () => Promise<void> } = values.keep ? await keptDatabase(`kb_scale_${size}_${values.seed}`) : await createEmptyPostgresDatabase();
   const client = new pg.Client({ connectionString: scratch.url });
   await client.connect();
   let server: Server | undefined;
@@ -352,8 +364,15 @@ async function measure(size: number, vocabulary: Vocabulary, embedder: LocalEmbe
     const { key } = await keys.create({ label: 'bench-admin', admin: true });
     await store.close();
 
-    console.log(`\n${size.toLocaleString('en')} chunks: generating and loading...`);
-    const loaded = await load(client, scratch.url, vocabulary, size, embedder);
+    let loaded = scratch.loaded;
+    if (loaded) console.log(`\n${size.toLocaleString('en')} chunks: the store kept from an earlier run`);
+    else {
+      console.log(`\n${size.toLocaleString('en')} chunks: generating and loading...`);
+      loaded = await load(client, scratch.url, vocabulary, size, embedder);
+      if (values.keep) await client.query(`create table kb_scale_load as select $1::jsonb as figures`, [JSON.stringify(loaded)]);
+    }
+    // A kept store holds the documents the last run ingested: remove them, as a new store has none.
+    await client.query(`delete from documents where namespace = 'tech_docs'`);
     const filtered = Number((await client.query(`select count(*) as n from chunks where namespace = $1`, [FILTERED_NAMESPACE])).rows[0].n);
     const documents = Number((await client.query('select count(*) as n from documents')).rows[0].n);
     console.log(
@@ -458,7 +477,31 @@ async function measure(size: number, vocabulary: Vocabulary, embedder: LocalEmbe
   } finally {
     if (server) await stopServer(server);
     await client.end();
-    await scratch.drop();
+    await scratch.drop?.();
+  }
+}
+
+/** The database of a kept store, made when missing; with the load figures when it was loaded. */
+async function keptDatabase(name: string): Promise<{ url: string; loaded: Row | undefined }> {
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    let loaded: Row | undefined;
+    if ((await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount! > 0) {
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      loaded = (await client.query('select figures from kb_scale_load').catch(() => ({ rows: [] }))).rows[0]?.figures as Row | undefined;
+      await client.end();
+      if (loaded) return { url: url.toString(), loaded };
+      // A load interrupted before it recorded its figures starts again.
+      await admin.query(`drop database "${name}" with (force)`);
+    }
+    await admin.query(`create database "${name}"`);
+    return { url: url.toString(), loaded: undefined };
+  } finally {
+    await admin.end();
   }
 }
 
