@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '@kb/config';
-import { collectStartupGarbage, warmUpWorkerPool } from '@kb/content';
+import { collectStartupGarbage } from '@kb/content';
 import { createLogger, openStore, REDIS_COMMAND_TIMEOUT_MS, useTracing, type Logger } from '@kb/core';
 import type { Database } from '@kb/db';
 import { Redis } from 'ioredis';
@@ -108,8 +108,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
       options.onFirstAdminKey(first.key);
     }
   }
-  // The worker pool takes about a second to start: not on the first spec's time.
-  warmUpWorkerPool();
   collectStartupGarbage();
   const { port } = app.server.address() as AddressInfo;
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;

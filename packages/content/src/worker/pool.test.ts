@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InvalidSpecError } from '../openapi/errors.ts';
 import { prepareDocuments } from '../prepare.ts';
 import { runTask, stopWorkerPool, TaskPool } from './pool.ts';
@@ -100,6 +100,25 @@ describe('TaskPool', () => {
       expect((preparation as Error).message).toMatch(/^Preparing documents failed: the worker stopped/);
       const again = await pool.run('parseSpec', { text: small, format: 'json' });
       expect(again.operations[0]?.operationId).toBe('getA');
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  it('starts its worker with the first task and stops it once idle, starting a new one for the next task', async () => {
+    const pool = new TaskPool({ idleMs: 200 });
+    const small = JSON.stringify(spec);
+    try {
+      expect(pool.running).toBe(false);
+      const first = pool.run('parseSpec', { text: small, format: 'json' });
+      expect(pool.running).toBe(true);
+      await first;
+      // Tasks that keep coming keep the worker.
+      await pool.run('parseSpec', { text: small, format: 'json' });
+      expect(pool.running).toBe(true);
+      await vi.waitFor(() => expect(pool.running).toBe(false), { timeout: 5_000, interval: 50 });
+      expect((await pool.run('parseSpec', { text: small, format: 'json' })).operations).toHaveLength(1);
+      expect(pool.running).toBe(true);
     } finally {
       await pool.stop();
     }

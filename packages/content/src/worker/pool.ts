@@ -10,6 +10,9 @@ const THREAD_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './worker.mjs' : 
 /** Memory a task may use before the worker is stopped (a spec's alias or nesting bomb). */
 const WORKER_HEAP_MB = 1024;
 
+/** How long an idle worker is kept for the next task before it stops. */
+const WORKER_IDLE_MS = 30_000;
+
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; name: string; message: string };
 
 interface Pending {
@@ -25,7 +28,7 @@ class TaskWorker {
   private nextId = 0;
   dead = false;
 
-  constructor(heapMb: number, onDeath: (self: TaskWorker) => void) {
+  constructor(heapMb: number, onDeath: (self: TaskWorker) => void, onIdle: (self: TaskWorker) => void) {
     this.worker = new Worker(THREAD_ENTRY, {
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
     });
@@ -36,7 +39,10 @@ class TaskWorker {
       const request = this.pending.get(message.id);
       if (!request) return;
       this.pending.delete(message.id);
-      if (this.pending.size === 0) this.worker.unref();
+      if (this.pending.size === 0) {
+        this.worker.unref();
+        onIdle(this);
+      }
       if (message.ok) request.resolve(message.result);
       else request.reject(TASKS[request.task].failed(message.name, message.message));
     });
@@ -49,6 +55,10 @@ class TaskWorker {
     };
     this.worker.on('error', (error) => fail(error.message));
     this.worker.on('exit', (code) => fail(`exit ${code}`));
+  }
+
+  get idle(): boolean {
+    return this.pending.size === 0;
   }
 
   run(task: TaskName, input: unknown): Promise<unknown> {
@@ -67,27 +77,40 @@ class TaskWorker {
 }
 
 /**
- * Runs the tasks of tasks.ts in one long-lived worker thread: CPU work that would otherwise hold
- * the caller's thread (and every request it serves) for seconds, such as parsing a large YAML
- * spec, or splitting and embedding a bulk load's documents for the built-in embedder; and work a
+ * Runs the tasks of tasks.ts in a worker thread: CPU work that would otherwise hold the caller's
+ * thread (and every request it serves) for seconds, such as parsing a large YAML spec, or
+ * splitting and embedding a bulk load's documents for the built-in embedder; and work a
  * pathological input must not be able to take the caller's heap down with.
  *
- * Starting a worker (loading the parsers and renderers) costs about a second, so it is kept and
- * reused; requests queue in it, and an idle worker does not keep the process alive. If a task
- * exhausts the worker's heap, that request and every one queued behind it fail as their task
- * says (a spec as an invalid spec; a preparation with an error, so that its caller prepares the
- * documents on its own thread), and the next request starts a fresh worker.
+ * The worker starts with the first task (loading the parsers and renderers costs about a second)
+ * and is reused while tasks keep coming; `idleMs` after its last task it stops, giving its
+ * memory back (20-40 MB resident), and the next task starts a new one. Requests queue in it, and
+ * an idle worker does not keep the process alive. If a task exhausts the worker's heap, that
+ * request and every one queued behind it fail as their task says (a spec as an invalid spec; a
+ * preparation with an error, so that its caller prepares the documents on its own thread), and
+ * the next request starts a fresh worker.
  */
 export class TaskPool {
   private worker: TaskWorker | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: { heapMb?: number } = {}) {}
+  constructor(private readonly options: { heapMb?: number; idleMs?: number } = {}) {}
 
   private current(): TaskWorker {
+    clearTimeout(this.idleTimer);
     if (!this.worker || this.worker.dead) {
-      this.worker = new TaskWorker(this.options.heapMb ?? WORKER_HEAP_MB, (self) => {
-        if (this.worker === self) this.worker = undefined;
-      });
+      this.worker = new TaskWorker(
+        this.options.heapMb ?? WORKER_HEAP_MB,
+        (self) => {
+          if (this.worker === self) this.worker = undefined;
+        },
+        (self) => {
+          clearTimeout(this.idleTimer);
+          this.idleTimer = setTimeout(() => {
+            if (this.worker === self && self.idle) void this.stop();
+          }, this.options.idleMs ?? WORKER_IDLE_MS).unref();
+        },
+      );
     }
     return this.worker;
   }
@@ -96,13 +119,14 @@ export class TaskPool {
     return this.current().run(task, input) as Promise<TaskOutput<Name>>;
   }
 
-  /** Starts the worker ahead of the first task. */
-  warmUp(): void {
-    this.current();
+  /** Whether a worker thread is running. */
+  get running(): boolean {
+    return this.worker !== undefined && !this.worker.dead;
   }
 
-  /** Stops the worker (tests, shutdown); the next task starts a new one. */
+  /** Stops the worker (idle, tests, shutdown); the next task starts a new one. */
   async stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
@@ -114,11 +138,6 @@ const shared = new TaskPool();
 /** Runs a task in the process's worker pool: `runTask('parseSpec', { text, format })`. */
 export function runTask<Name extends TaskName>(task: Name, input: TaskInput<Name>): Promise<TaskOutput<Name>> {
   return shared.run(task, input);
-}
-
-/** Starts the process's worker ahead of the first task (a server does at start). */
-export function warmUpWorkerPool(): void {
-  shared.warmUp();
 }
 
 /** Stops the process's worker (tests, shutdown); the next task starts a new one. */
