@@ -47,6 +47,8 @@ const SIZES = values.chunks.split(',').map((s) => Number(s.trim()));
 const QUERIES = Number(values.queries);
 const RECALL_SAMPLE = Number(values['recall-sample']);
 const TOP_K = 10;
+/** Hybrid searches compared with and without the lexical ranking's limit. */
+const LIMIT_SAMPLE = 50;
 const INGEST_DOCUMENTS = 100;
 const INGEST_CONCURRENCY = 4;
 const FILTERED_NAMESPACE = 'wiki';
@@ -397,6 +399,27 @@ async function measure(size: number, vocabulary: Vocabulary, embedder: LocalEmbe
     row.hybridP50 = percentile(hybrid, 50);
     row.hybridP95 = percentile(hybrid, 95);
 
+    // The lexical ranking's limit (KB_SEARCH_LEXICAL_CANDIDATES) against none: what hybrid search
+    // costs and returns when BM25 scores every chunk holding a query word.
+    const exactServer = await startServer({ DATABASE_URL: scratch.url, KB_SEARCH_LEXICAL_CANDIDATES: '0' });
+    try {
+      const sample = queries.slice(0, LIMIT_SAMPLE);
+      const unlimited: string[][] = [];
+      const unlimitedTimes = await timeEach(sample, async (q) => {
+        const body = JSON.stringify({ query: q, topK: TOP_K, mode: 'hybrid' });
+        unlimited.push((await ok<{ results: Array<{ chunkId: string }> }>(request(`${exactServer.url}/api/v1/search`, key, 'POST', body), 'search')).results.map((r) => r.chunkId));
+      });
+      let shared = 0;
+      for (let i = 0; i < sample.length; i++) {
+        const limited = new Set((await search(sample[i]!, 'hybrid')).results.map((r) => r.chunkId));
+        shared += unlimited[i]!.filter((id) => limited.has(id)).length;
+      }
+      row.hybridUnlimitedP50 = percentile(unlimitedTimes, 50);
+      row.hybridSharedWithUnlimited = shared / Math.max(1, unlimited.reduce((n, ids) => n + ids.length, 0));
+    } finally {
+      await stopServer(exactServer);
+    }
+
     // A search filtered to the namespace of 1% of the chunks: fast, and still topK results.
     let short = 0;
     const filteredQueries = queries.slice(0, 100);
@@ -508,6 +531,9 @@ async function keptDatabase(name: string): Promise<{ url: string; loaded: Row | 
 function printSize(size: number, r: Row): void {
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(`  semantic search p50 ${f(r.semanticP50!, 2)} ms, p95 ${f(r.semanticP95!, 2)} ms; hybrid p50 ${f(r.hybridP50!, 2)} ms, p95 ${f(r.hybridP95!, 2)} ms`);
+  console.log(
+    `  hybrid without the lexical limit (KB_SEARCH_LEXICAL_CANDIDATES=0): p50 ${f(r.hybridUnlimitedP50!, 2)} ms; top ${TOP_K} shared with the limited ranking ${f(r.hybridSharedWithUnlimited!, 3)}`,
+  );
   console.log(`  filtered to "${FILTERED_NAMESPACE}" (1%): p50 ${f(r.filteredP50!, 2)} ms, ${r.filteredShort} of ${r.filteredSearches} searches short of ${TOP_K} results`);
   console.log(`  chat (retrieval and the built-in answerer) p50 ${f(r.chatP50!, 2)} ms; recall@10 of the vector index vs exact: ${f(r.recall10!, 3)}`);
   console.log(`  documents list p50: first page ${f(r.listFirstP50!, 2)} ms, at 90% by offset ${f(r.listOffsetP50!, 2)} ms, by cursor ${f(r.listCursorP50!, 2)} ms`);
@@ -525,6 +551,8 @@ function printCurve(): void {
     ['semantic p95 (ms)', 'semanticP95', 2, ''],
     ['hybrid p50 (ms)', 'hybridP50', 2, '<= 3x at the largest'],
     ['hybrid p95 (ms)', 'hybridP95', 2, ''],
+    ['hybrid, no lexical limit, p50 (ms)', 'hybridUnlimitedP50', 2, ''],
+    ['hybrid top 10 shared with no limit', 'hybridSharedWithUnlimited', 3, ''],
     ['filtered 1% p50 (ms)', 'filteredP50', 2, ''],
     ['chat p50 (ms)', 'chatP50', 2, ''],
     ['list at 90%, offset (ms)', 'listOffsetP50', 2, ''],

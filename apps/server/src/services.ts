@@ -98,7 +98,7 @@ export function createServices(deps: {
       ],
     },
   );
-  const search = new SearchService(database, embedder, logger);
+  const search = new SearchService(database, embedder, logger, { lexicalCandidates: config.search.lexicalCandidates });
   const answers = createAnswers({ config, database, search, logger });
   const conversations = new ConversationsRepository(database);
   const queryLog = new QueryLog(new QueryLogRepository(database.db, database.reads.db), logger, { retentionDays: config.insights.queryLogDays });

@@ -98,6 +98,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ KB_QUERY_LOG_DAYS: '1.5' })).toThrow(/KB_QUERY_LOG_DAYS: must be a whole number/);
   });
 
+  it("reads the limit of a hybrid search's lexical candidates: 4,000 by default, 0 for none", () => {
+    expect(loadConfig({}).search).toEqual({ lexicalCandidates: 4_000 });
+    expect(loadConfig({ KB_SEARCH_LEXICAL_CANDIDATES: '0' }).search).toEqual({ lexicalCandidates: 0 });
+    expect(loadConfig({ KB_SEARCH_LEXICAL_CANDIDATES: '20000' }).search).toEqual({ lexicalCandidates: 20_000 });
+    expect(() => loadConfig({ KB_SEARCH_LEXICAL_CANDIDATES: '-5' })).toThrow(/KB_SEARCH_LEXICAL_CANDIDATES: must be 0 or more/);
+    expect(() => loadConfig({ KB_SEARCH_LEXICAL_CANDIDATES: 'all' })).toThrow(/KB_SEARCH_LEXICAL_CANDIDATES: must be a number/);
+  });
+
   it('reads the MCP endpoint settings: instructions, extra hosts and origins as lists', () => {
     expect(loadConfig({}).mcp).toEqual({ instructions: undefined, allowedHosts: [], allowedOrigins: [] });
     expect(loadConfig({ KB_MCP_INSTRUCTIONS: 'Docs of Orbit.', KB_MCP_ALLOWED_HOSTS: ' KB.internal, kb.local ,', KB_MCP_ALLOWED_ORIGINS: 'http://localhost:6274' }).mcp).toEqual({

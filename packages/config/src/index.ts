@@ -167,6 +167,10 @@ const insightsSchema = z.object({
   KB_QUERY_LOG_DAYS: wholeNumber(30, 0, 3_650),
 });
 
+const searchSchema = z.object({
+  KB_SEARCH_LEXICAL_CANDIDATES: wholeNumber(4_000, 0, 100_000_000),
+});
+
 const wikiSchema = z.object({
   WIKI_BASE_URL: optionalUrl(['http:', 'https:']),
   WIKI_EMAIL: optionalString,
@@ -275,6 +279,7 @@ const schemas = {
   answers: answersSchema,
   faq: faqSchema,
   insights: insightsSchema,
+  search: searchSchema,
   wiki: wikiSchema,
   security: securitySchema,
   assistant: assistantSchema,
@@ -312,6 +317,11 @@ export interface Config {
   faq: { namespaces: NamespaceName[]; requestsPerMinute: number; missesPerMinute: number; dailyLimit: number; contextTokens: number };
   /** Knowledge gaps: days a search or chat question stays in the query log (0: nothing is recorded). */
   insights: { queryLogDays: number };
+  /**
+   * Search: the most chunks a hybrid search's lexical ranking scores, so that its cost does not
+   * grow with the store (0: no limit, exact BM25 whatever it costs).
+   */
+  search: { lexicalCandidates: number };
   wiki: { baseUrl?: string; email?: string; apiToken?: string };
   security: { adminPassword?: string; allowPrivateUrls: boolean; sessionTtlMs: number };
   /**
@@ -381,6 +391,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const faq = parsed.faq as z.infer<typeof faqSchema>;
   const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
   const insights = parsed.insights as z.infer<typeof insightsSchema>;
+  const search = parsed.search as z.infer<typeof searchSchema>;
   const security = parsed.security as z.infer<typeof securitySchema>;
   const assistant = parsed.assistant as z.infer<typeof assistantSchema>;
   const limits = parsed.limits as z.infer<typeof limitsSchema>;
@@ -435,6 +446,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
       contextTokens: faq.KB_FAQ_CONTEXT_TOKENS,
     },
     insights: { queryLogDays: insights.KB_QUERY_LOG_DAYS },
+    search: { lexicalCandidates: search.KB_SEARCH_LEXICAL_CANDIDATES },
     wiki: { baseUrl: wiki.WIKI_BASE_URL, email: wiki.WIKI_EMAIL, apiToken: wiki.WIKI_API_TOKEN },
     security: {
       adminPassword: security.KB_ADMIN_PASSWORD,

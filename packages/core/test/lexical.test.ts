@@ -137,4 +137,37 @@ describe.each(kinds)('lexical ranking on %s', (kind) => {
       expect(together.nearest).toHaveLength(namespaces?.[0] === 'wiki' ? 5 : 12);
     }
   });
+
+  it('scores at most its limit of chunks when the rarest word is in more, the chunks holding the rarest words together, each as exact BM25', async () => {
+    // Two words each in more chunks than the limit, found together in a few.
+    const limit = 10;
+    const pair = (
+      await sql<{ first: string; second: string; together: string }>`
+        select a.term as first, b.term as second,
+               (select count(*) from chunks c where c.search_tsv @@ (quote_literal(a.term) || ' & ' || quote_literal(b.term))::tsquery) as together
+        from term_stats a join term_stats b on a.term < b.term
+        where a.chunks between ${limit + 5} and 45 and b.chunks between ${limit + 5} and 45
+        order by together desc, a.term, b.term
+        limit 1`.execute(store.database.db)
+    ).rows[0]!;
+    expect(Number(pair.together)).toBeGreaterThanOrEqual(3);
+    const query = `${pair.first} ${pair.second}`;
+    const [vector] = await new LocalEmbedder().embed([query], 'query');
+    const input = { query, words: [], vector: vector!, namespaces: null, depth: 40, feedbackDocs: 3, feedbackBeta: 1 };
+    const limited = await new SearchRepository(store.database, { lexicalCandidates: limit }).hybridCandidates(input);
+    expect(limited.lexical.length).toBeGreaterThanOrEqual(3);
+    expect(limited.lexical.length).toBeLessThanOrEqual(limit);
+    const exact = new Map((await repository.lexical(query, null, 1_000)).hits.map((h) => [h.chunkId, h.raw]));
+    for (const hit of limited.lexical) {
+      const held = await sql<{ both: boolean }>`
+        select c.search_tsv @@ (quote_literal(${pair.first}::text) || ' & ' || quote_literal(${pair.second}::text))::tsquery as both
+        from chunks c where c.id = ${hit.chunkId}`.execute(store.database.db);
+      expect(held.rows[0]!.both).toBe(true);
+      expect(hit.raw).toBeCloseTo(exact.get(hit.chunkId)!, 9);
+    }
+    // Without a limit, the ranking is the exact one over every chunk holding either word.
+    const unlimited = await new SearchRepository(store.database, { lexicalCandidates: 0 }).hybridCandidates(input);
+    expect(described(unlimited.lexical)).toEqual(described((await repository.lexical(query, null, 40)).hits));
+    expect(unlimited.lexical.length).toBeGreaterThan(limit);
+  });
 });

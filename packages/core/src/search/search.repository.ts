@@ -39,6 +39,8 @@ const SELECTIVE_FRACTION = 0.2;
 const STATS_TTL_MS = 5_000;
 /** Chunk frequencies a lexical ranking round may add up to (see SearchRepository.lexical). */
 const CANDIDATE_BUDGET = 2_000;
+/** The most chunks a hybrid search's lexical ranking scores (see SearchRepository.hybridCandidates). */
+export const DEFAULT_LEXICAL_CANDIDATES = 4_000;
 
 /**
  * A lexeme as a tsquery operand. tsquery input takes a quoted operand verbatim, so a lexeme such
@@ -113,9 +115,15 @@ export interface HybridCandidates {
 }
 
 interface HybridStatementRow {
+  capped: boolean;
   terms: Array<{ term: string; df: number; inQuery: boolean; inRound: boolean }>;
   words: Record<string, number>;
   hits: Array<Omit<ScoredHit, 'raw' | 'url'> & { url: string | null; score: number | null; distance: number | null }>;
+}
+
+export interface SearchRepositoryOptions {
+  exact?: boolean;
+  lexicalCandidates?: number;
 }
 
 export class SearchRepository {
@@ -124,12 +132,21 @@ export class SearchRepository {
 
   private readonly database: Pick<Database, 'db' | 'vectorParameter' | 'vectorDistance' | 'withVectorSearch'>;
 
-  /** `options.exact`: rank by the whole vectors of every chunk, without the index (evaluation). */
-  constructor(database: Pick<Database, 'reads'>, options: { exact?: boolean } = {}) {
+  /** The most chunks a hybrid search's lexical ranking scores (see {@link hybridCandidates}). */
+  private readonly lexicalCandidates: number;
+
+  /**
+   * `options.exact`: rank by the whole vectors of every chunk, without the index (evaluation).
+   * `options.lexicalCandidates`: the most chunks a hybrid search's lexical ranking scores
+   * (default 4,000; 0: no limit).
+   */
+  constructor(database: Pick<Database, 'reads'>, options: SearchRepositoryOptions = {}) {
     // Searches tolerate a replica's lag (docs/deployment.md): they read through the replicas.
     this.database = database.reads;
     this.db = this.database.db;
     this.exact = options.exact ?? false;
+    const limit = options.lexicalCandidates ?? DEFAULT_LEXICAL_CANDIDATES;
+    this.lexicalCandidates = limit === 0 ? Number.POSITIVE_INFINITY : limit;
   }
 
   /**
@@ -313,6 +330,8 @@ export class SearchRepository {
     candidateBudget: number,
     hits: ScoredHit[],
     done: Set<string>,
+    /** A round whose rarest term is in more chunks than this is not scored (see {@link hybridCandidates}). */
+    candidateLimit = Number.POSITIVE_INFINITY,
   ): Promise<ScoredHit[]> {
     const remaining = plan.candidates.filter((t) => !done.has(t.term));
     const settled = () => {
@@ -329,6 +348,7 @@ export class SearchRepository {
       from unnest(${plan.terms.map((t) => t.term)}::text[], ${plan.terms.map((t) => t.idf)}::float8[]) as w(term, idf)
     )`;
     for (let next = 0; next < remaining.length; ) {
+      if (remaining[next]!.df > candidateLimit) break;
       // This round: the next candidate term, and more while their chunk frequencies fit the budget.
       let end = next + 1;
       let chunks = remaining[next]!.df;
@@ -362,6 +382,15 @@ export class SearchRepository {
    * l2_normalize(q + beta * mean(top `feedbackDocs` lexical hits' vectors)) (see prf.ts) and the
    * `depth` chunks nearest to it. When the first round does not settle the lexical ranking, the
    * remaining rounds, the feedback and the vector ranking follow as statements of their own.
+   *
+   * The lexical ranking scores at most `lexicalCandidates` chunks, so that its cost does not
+   * grow with the store. Within that limit it is exact as above. When even the query's rarest
+   * selective word is in more chunks (a word in 1% of a million chunks), the candidates are the
+   * chunks holding the rarest words together: as few of them, rarest first, as are expected, were
+   * the words independent, in at most the limit's number of chunks (all of them if none are);
+   * at most the limit's number of those are scored, and no later round is read. The ranking is
+   * then BM25 over the chunks that hold those words together, not over all: a chunk that holds
+   * one of them often but not the others is missed, which fusion with the vector ranking covers.
    */
   async hybridCandidates(input: {
     query: string;
@@ -375,7 +404,10 @@ export class SearchRepository {
     candidateBudget?: number;
   }): Promise<HybridCandidates> {
     const { query, words, vector, namespaces, depth, feedbackBeta } = input;
-    const candidateBudget = input.candidateBudget ?? CANDIDATE_BUDGET;
+    const limit = this.lexicalCandidates;
+    // A round within the budget never reaches the limit: the limit only binds past the budget.
+    const candidateBudget = Math.min(input.candidateBudget ?? CANDIDATE_BUDGET, limit);
+    const limitParameter = Number.isFinite(limit) ? limit : 'Infinity';
     const { n, avgdl } = await this.corpusStats();
     const feedbackDocs = feedbackBeta === 0 ? 0 : input.feedbackDocs;
     const selective = n * SELECTIVE_FRACTION;
@@ -392,18 +424,31 @@ export class SearchRepository {
         where df <= ${selective}::float8 or not exists (select from terms where df <= ${selective}::float8)
       ),
       round as materialized (
-        select term
+        select term, capped
         from (
-          select term, sum(df) over (order by df, term collate "C" rows unbounded preceding) as chunks,
-                 row_number() over (order by df, term collate "C") as position
-          from candidates
-        ) ordered
-        where position = 1 or chunks <= ${candidateBudget}::float8
+          select term, position, chunks, capped,
+                 coalesce(min(position) filter (where together <= ${limitParameter}::float8) over (), count(*) over ()) as together_within
+          from (
+            select term, sum(df) over w as chunks, row_number() over w as position,
+                   -- Chunks expected to hold this term and every rarer one, were they independent.
+                   ${n}::float8 * exp(sum(ln(least(df::float8 / ${Math.max(n, 1)}::float8, 1))) over w) as together,
+                   min(df) over () > ${limitParameter}::float8 as capped
+            from candidates
+            window w as (order by df, term collate "C" rows unbounded preceding)
+          ) ordered
+        ) planned
+        where case when capped then position <= together_within else position = 1 or chunks <= ${candidateBudget}::float8 end
       ),
       lexical as materialized (
         select c.id, ${SearchRepository.bm25(sql`terms`, avgdl)} as score
-        from chunks c ${SearchRepository.detoasted}
-        where c.search_tsv @@ (select string_agg(${quotedLexeme(sql`term`)}, ' | ')::tsquery from round) ${filter}
+        from (
+          select c.id, c.token_count, c.search_tsv
+          from chunks c
+          where c.search_tsv @@ (
+            select string_agg(${quotedLexeme(sql`term`)}, case when capped then ' & ' else ' | ' end)::tsquery from round
+          ) ${filter}
+          limit ${limit === Number.POSITIVE_INFINITY ? null : limit}
+        ) c ${SearchRepository.detoasted}
         order by score desc, c.id
         limit ${depth}
       ),
@@ -425,6 +470,7 @@ export class SearchRepository {
         select id, null, distance from nearest
       )
       select
+        coalesce((select bool_or(capped) from round), false) as capped,
         (select coalesce(json_agg(json_build_object('term', term, 'df', df, 'inQuery', in_query,
                  'inRound', term in (select term from round))), '[]') from frequencies) as terms,
         (select coalesce(json_object_agg(word, df), '{}')
@@ -445,8 +491,8 @@ export class SearchRepository {
     const wordFrequencies = new Map(Object.entries(row.words));
     const plan = lexicalPlan(row.terms.filter((t) => t.inQuery), n);
     const done = new Set(row.terms.filter((t) => t.inRound).map((t) => t.term));
-    if (plan.candidates.every((t) => done.has(t.term))) return { lexical, nearest, wordFrequencies };
-    const hits = await this.lexicalRounds(plan, avgdl, namespaces, depth, candidateBudget, lexical, done);
+    if (row.capped || plan.candidates.every((t) => done.has(t.term))) return { lexical, nearest, wordFrequencies };
+    const hits = await this.lexicalRounds(plan, avgdl, namespaces, depth, candidateBudget, lexical, done, limit);
 
     const top = (list: readonly ScoredHit[]) => list.slice(0, feedbackDocs).map((h) => h.chunkId).join();
     if (top(hits) === top(lexical)) return { lexical: hits, nearest, wordFrequencies };

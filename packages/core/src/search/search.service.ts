@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { NAMESPACES, resolveNamespaces, type NamespaceScope } from '../namespaces.ts';
 import { CandidateAnalysisCache, HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
-import { SearchRepository, type ChunkHit, type ScoredHit } from './search.repository.ts';
+import { SearchRepository, type ChunkHit, type ScoredHit, type SearchRepositoryOptions } from './search.repository.ts';
 
 export type SearchMode = 'semantic' | 'hybrid';
 
@@ -67,8 +67,11 @@ export class SearchService {
     database: Database,
     private readonly embedder: Embedder,
     private readonly logger: Logger,
-    /** `exact`: rank by the whole vectors of every chunk, without the vector index (evaluation). */
-    options: { exact?: boolean } = {},
+    /**
+     * `exact`: rank by the whole vectors of every chunk, without the vector index (evaluation).
+     * `lexicalCandidates`: the most chunks a hybrid search's lexical ranking scores (0: no limit).
+     */
+    options: SearchRepositoryOptions = {},
   ) {
     this.repository = new SearchRepository(database, options);
   }
