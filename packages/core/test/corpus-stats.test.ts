@@ -38,6 +38,17 @@ describe.each(kinds)('corpus statistics on %s', (kind) => {
     const { corpus, counted, terms, recount } = await kept();
     expect(corpus).toEqual(counted);
     expect(terms).toEqual(recount);
+    // Documents per namespace, as the documents list and the namespaces read them.
+    const db = store.database.db;
+    const [namespaces, documentsCounted] = await Promise.all([
+      sql<{ namespace: string; documents: number }>`select namespace, documents::int from namespace_stats where documents > 0 order by namespace`.execute(db),
+      sql<{ namespace: string; documents: number }>`select namespace, count(*)::int as documents from documents group by namespace order by namespace`.execute(db),
+    ]);
+    expect(namespaces.rows).toEqual(documentsCounted.rows);
+    for (const { namespace, documents: n } of documentsCounted.rows) {
+      expect((await documents.list({ namespace: namespace as 'wiki', limit: 1 })).total).toBe(n);
+    }
+    expect((await documents.list({ limit: 1 })).total).toBe(documentsCounted.rows.reduce((sum, r) => sum + r.documents, 0));
     return { chunks: corpus.chunks, documents: corpus.documents, terms: terms.length };
   }
 
@@ -95,6 +106,12 @@ describe.each(kinds)('corpus statistics on %s', (kind) => {
 
     await sql`delete from chunks where namespace = 'user_docs'`.execute(store.database.db);
     expect(await expectExact()).toEqual({ chunks: 0, documents: 0, terms: 0 });
+    // A document moved to another namespace, then every document at once.
+    await sql`update documents set namespace = 'wiki' where id = (select id from documents order by id limit 1)`.execute(store.database.db);
+    await expectExact();
+    await sql`delete from documents`.execute(store.database.db);
+    await expectExact();
+    expect((await documents.list({ limit: 1 })).total).toBe(0);
   });
 
   it('is what the lexical ranking reads', async () => {

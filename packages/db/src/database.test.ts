@@ -212,6 +212,7 @@ describe('migrations', () => {
         '20261127T1200_corpus_statistics',
         '20261127T1300_job_retries',
         '20261127T1400_document_urls',
+        '20261127T1500_namespace_statistics',
       ]);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
@@ -240,6 +241,7 @@ describe('migrations', () => {
         '20261127T1200_corpus_statistics',
         '20261127T1300_job_retries',
         '20261127T1400_document_urls',
+        '20261127T1500_namespace_statistics',
       ]);
       expect(await first.migrate()).toEqual([]);
       await first.close();

@@ -125,16 +125,16 @@ export class DocumentsRepository {
     this.db = database.db;
   }
 
-  /** How many documents the store holds. */
+  /** How many documents the store holds (kept by the store: the namespace_stats migration). */
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('documents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    return Number(row.n);
+    return [...(await this.countByNamespace()).values()].reduce((sum, n) => sum + n, 0);
   }
 
-  /** Documents per namespace (namespaces without any are absent). */
+  /** Documents per namespace (namespaces without any are absent), as the store keeps them. */
   async countByNamespace(): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('documents').select(['namespace', (eb) => eb.fn.countAll().as('n')]).groupBy('namespace').execute();
-    return new Map(rows.map((row) => [row.namespace, Number(row.n)]));
+    const rows = await sql<{ namespace: string; documents: string }>`
+      select namespace, documents from namespace_stats where documents > 0`.execute(this.db);
+    return new Map(rows.rows.map((row) => [row.namespace, Number(row.documents)]));
   }
 
   /** The id of a document with this canonical URL, in one of `namespaces` (any, when null). */
@@ -205,8 +205,18 @@ export class DocumentsRepository {
     }
     let rowsQuery = query.select(RECORD_COLUMNS).select(cursorTime('updated_at').as('cursor_at'));
     if (page.after) rowsQuery = rowsQuery.where(afterPosition('updated_at', 'id', page.after, 'asc'));
+    // A namespace's count (or all of them) is kept by the store (the namespace_stats migration)
+    // and read by key, not counted on every page; a folder or text filter counts its matches.
+    const counted =
+      filter.folder === undefined && filter.q === undefined
+        ? sql<{ n: string }>`
+            select coalesce(sum(documents), 0) as n from namespace_stats
+            ${filter.namespace === undefined ? sql`` : sql`where namespace = ${filter.namespace}`}`
+            .execute(this.database.reads.db)
+            .then((result) => result.rows[0]!)
+        : query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const [count, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      counted,
       rowsQuery.orderBy('updated_at', 'desc').orderBy('id').limit(page.limit + 1).offset(page.offset).execute(),
     ]);
     const { rows: listed, nextCursor } = cursorPage(rows, page.limit, (row) => row.id);

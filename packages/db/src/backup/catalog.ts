@@ -10,10 +10,10 @@ export interface BackupTable {
 }
 
 /**
- * Statistics the store keeps with triggers as chunks are written and removed: a restore's own
- * chunk rows rebuild them (and a store's empty statistics do not make it "not empty").
+ * Statistics the store keeps with triggers as chunks and documents are written and removed: a
+ * restore's own rows rebuild them (and a store's empty statistics do not make it "not empty").
  */
-export const DERIVED_TABLES: ReadonlySet<string> = new Set(['corpus_stats', 'term_stats']);
+export const DERIVED_TABLES: ReadonlySet<string> = new Set(['corpus_stats', 'term_stats', 'namespace_stats']);
 
 /** The migration tables belong to the code that opens a store, not to its data; derived ones follow from it. */
 const NOT_DATA = new Set(['kysely_migration', 'kysely_migration_lock', ...DERIVED_TABLES]);

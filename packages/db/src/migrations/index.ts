@@ -12,6 +12,7 @@ import { queryLogAnswersMigration } from './20261127T1100_query_log_answers.ts';
 import { corpusStatisticsMigration } from './20261127T1200_corpus_statistics.ts';
 import { jobRetriesMigration } from './20261127T1300_job_retries.ts';
 import { documentUrlsMigration } from './20261127T1400_document_urls.ts';
+import { namespaceStatisticsMigration } from './20261127T1500_namespace_statistics.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -38,6 +39,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261127T1200_corpus_statistics': corpusStatisticsMigration,
         '20261127T1300_job_retries': jobRetriesMigration,
         '20261127T1400_document_urls': documentUrlsMigration,
+        '20261127T1500_namespace_statistics': namespaceStatisticsMigration,
       };
     },
   };
