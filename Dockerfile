@@ -11,8 +11,7 @@ RUN pnpm deploy --filter=@kb/server --prod --legacy /app/server \
  && pnpm deploy --filter=@kb/cli --prod --legacy /app/cli
 
 FROM node:20-bookworm-slim
-# glibc gives freed memory back to the system (docs/deployment.md#memory).
-ENV NODE_ENV=production KB_DATA_DIR=/data MALLOC_TRIM_THRESHOLD_=131072
+ENV NODE_ENV=production KB_DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app /app
 COPY docker/kb /usr/local/bin/kb

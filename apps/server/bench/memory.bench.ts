@@ -29,18 +29,12 @@ const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The limits of the memory targets (MB). */
 const LIMITS = { embedded: 300, services: 150 };
 
-/** `pnpm start`'s command (package.json): its environment assignments and Node's arguments. */
-function startCommand(): { env: Record<string, string>; args: string[] } {
+/** `pnpm start`'s command (package.json), without the shell's exec. */
+function startArgs(): string[] {
   const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = script.split(/\s+/);
-  const env: Record<string, string> = {};
-  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
-    const [name, ...value] = words.shift()!.split('=');
-    env[name!] = value.join('=');
-  }
-  if (words[0] === 'exec') words.shift();
+  const words = script.replace(/^exec\s+/, '').split(/\s+/);
   if (words[0] !== 'node') throw new Error(`unexpected start script: ${script}`);
-  return { env, args: words.slice(1) };
+  return words.slice(1);
 }
 
 function memory(pid: number): { rssMb: number; peakMb: number } {
@@ -66,10 +60,9 @@ async function ready(url: string, child: ChildProcess, timeoutMs = 120_000): Pro
 async function measure(env: Record<string, string>): Promise<{ rssMb: number; peakMb: number; readyMs: number }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = Date.now();
-  const start = startCommand();
-  const child = spawn(process.execPath, start.args, {
+  const child = spawn(process.execPath, startArgs(), {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...start.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('defaults to the embedded mode with no variables set', () => {
     const config = loadConfig({});
     expect(config.server.port).toBe(3000);
-    expect(config.storage).toEqual({ kind: 'pglite', dataDir: './.kb-data', cacheMb: 64, minFreeMb: 64 });
+    expect(config.storage).toEqual({ kind: 'pglite', dataDir: './.kb-data', cacheMb: 32, minFreeMb: 64 });
     expect(config.redis).toBeNull();
     expect(config.embedding.model).toBe('voyage-3.5');
     expect(config.security.allowPrivateUrls).toBe(false);

@@ -60,7 +60,7 @@ const serverSchema = z.object({
 });
 
 /** The embedded store's page cache (see docs/deployment.md for what it costs and buys). */
-const EMBEDDED_CACHE_MB_DEFAULT = 64;
+const EMBEDDED_CACHE_MB_DEFAULT = 32;
 
 const storageSchema = z.object({
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
