@@ -170,4 +170,19 @@ describe.each(kinds)('lexical ranking on %s', (kind) => {
     expect(described(unlimited.lexical)).toEqual(described((await repository.lexical(query, null, 40)).hits));
     expect(unlimited.lexical.length).toBeGreaterThan(limit);
   });
+
+  it('stops its rounds before they read more chunks in all than its limit', async () => {
+    // "quixotic" is in 2 chunks, "rhubarb" in 3: one term a round (budget 1), the second round
+    // reads 3 more chunks, within a limit of 5, past a limit of 4.
+    const query = 'quixotic rhubarb';
+    const [vector] = await new LocalEmbedder().embed([query], 'query');
+    const input = { query, words: [], vector: vector!, namespaces: ['wiki'], depth: 12, feedbackDocs: 3, feedbackBeta: 1, candidateBudget: 1 };
+    const holds = (hits: readonly ScoredHit[], word: string) => hits.filter((h) => h.content.includes(word)).length;
+    const within = await new SearchRepository(store.database, { lexicalCandidates: 5 }).hybridCandidates(input);
+    expect(described(within.lexical)).toEqual(described((await repository.lexical(query, ['wiki'], 12, [], 1)).hits));
+    expect(holds(within.lexical, 'rhubarb')).toBe(3);
+    const past = await new SearchRepository(store.database, { lexicalCandidates: 4 }).hybridCandidates(input);
+    expect(holds(past.lexical, 'quixotic')).toBe(2);
+    expect(holds(past.lexical, 'rhubarb')).toBe(0);
+  });
 });

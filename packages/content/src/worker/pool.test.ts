@@ -123,4 +123,22 @@ describe('TaskPool', () => {
       await pool.stop();
     }
   });
+
+  it('fails the tasks it had not answered when it is stopped, and runs the next one in a new worker', async () => {
+    const pool = new TaskPool();
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 3_000; i++) paths[`/p${i}`] = { get: { operationId: `op${i}`, responses: { '200': { description: 'ok' } } } };
+    try {
+      const outcome = pool.run('parseSpec', { text: JSON.stringify({ ...spec, paths }), format: 'json' }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await pool.stop();
+      expect(await outcome).toBeInstanceOf(InvalidSpecError);
+      expect(String(await outcome)).toMatch(/the worker was stopped/);
+      expect((await pool.run('parseSpec', { text: JSON.stringify(spec), format: 'json' })).operations).toHaveLength(1);
+    } finally {
+      await pool.stop();
+    }
+  });
 });

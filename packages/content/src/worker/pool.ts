@@ -46,15 +46,20 @@ class TaskWorker {
       if (message.ok) request.resolve(message.result);
       else request.reject(TASKS[request.task].failed(message.name, message.message));
     });
-    const fail = (reason: string) => {
-      if (this.dead) return;
-      this.dead = true;
-      onDeath(this);
-      for (const request of this.pending.values()) request.reject(TASKS[request.task].stopped(reason));
-      this.pending.clear();
-    };
-    this.worker.on('error', (error) => fail(error.message));
-    this.worker.on('exit', (code) => fail(`exit ${code}`));
+    this.onDeath = onDeath;
+    this.worker.on('error', (error) => this.fail(error.message));
+    this.worker.on('exit', (code) => this.fail(`exit ${code}`));
+  }
+
+  private readonly onDeath: (self: TaskWorker) => void;
+
+  /** Fails every request not answered yet, once, as its task says. */
+  private fail(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.onDeath(this);
+    for (const request of this.pending.values()) request.reject(TASKS[request.task].stopped(reason));
+    this.pending.clear();
   }
 
   get idle(): boolean {
@@ -70,8 +75,9 @@ class TaskWorker {
     });
   }
 
+  /** Stops the thread; requests it had not answered fail as stopped. */
   terminate(): Promise<number> {
-    this.dead = true;
+    this.fail('the worker was stopped');
     return this.worker.terminate();
   }
 }

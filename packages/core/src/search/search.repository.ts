@@ -330,10 +330,14 @@ export class SearchRepository {
     candidateBudget: number,
     hits: ScoredHit[],
     done: Set<string>,
-    /** A round whose rarest term is in more chunks than this is not scored (see {@link hybridCandidates}). */
+    /**
+     * The most chunks the rounds, those already scored included, may read: a round that would go
+     * past it is not scored, and the ranking is that of the terms scored (see {@link hybridCandidates}).
+     */
     candidateLimit = Number.POSITIVE_INFINITY,
   ): Promise<ScoredHit[]> {
     const remaining = plan.candidates.filter((t) => !done.has(t.term));
+    let read = plan.candidates.reduce((sum, t) => (done.has(t.term) ? sum + t.df : sum), 0);
     const settled = () => {
       if (hits.length < limit) return false;
       // A chunk holding none of the terms scored so far can score at most the bounds of the others.
@@ -348,11 +352,14 @@ export class SearchRepository {
       from unnest(${plan.terms.map((t) => t.term)}::text[], ${plan.terms.map((t) => t.idf)}::float8[]) as w(term, idf)
     )`;
     for (let next = 0; next < remaining.length; ) {
-      if (remaining[next]!.df > candidateLimit) break;
+      if (read + remaining[next]!.df > candidateLimit) break;
       // This round: the next candidate term, and more while their chunk frequencies fit the budget.
       let end = next + 1;
       let chunks = remaining[next]!.df;
-      while (end < remaining.length && chunks + remaining[end]!.df <= candidateBudget) chunks += remaining[end++]!.df;
+      while (end < remaining.length && chunks + remaining[end]!.df <= candidateBudget && read + chunks + remaining[end]!.df <= candidateLimit) {
+        chunks += remaining[end++]!.df;
+      }
+      read += chunks;
       const round = remaining.slice(next, end).map((t) => t.term);
       const excluded = done.size > 0 ? sql`and not t.tsv @@ ${tsquery(done)}::tsquery` : sql``;
       const rows = await sql<ScoredHit>`
@@ -383,14 +390,18 @@ export class SearchRepository {
    * `depth` chunks nearest to it. When the first round does not settle the lexical ranking, the
    * remaining rounds, the feedback and the vector ranking follow as statements of their own.
    *
-   * The lexical ranking scores at most `lexicalCandidates` chunks, so that its cost does not
-   * grow with the store. Within that limit it is exact as above. When even the query's rarest
-   * selective word is in more chunks (a word in 1% of a million chunks), the candidates are the
-   * chunks holding the rarest words together: as few of them, rarest first, as are expected, were
-   * the words independent, in at most the limit's number of chunks (all of them if none are);
-   * at most the limit's number of those are scored, and no later round is read. The ranking is
+   * The lexical ranking reads at most `lexicalCandidates` chunks, so that its cost does not grow
+   * with the store. While the rounds it needs read fewer chunks in all, it is exact as above; a
+   * later round that would read past the limit is not read, and the ranking is that of the terms
+   * scored. When even the query's rarest selective word is in more chunks (a word in 1% of a
+   * million chunks), the candidates are the chunks holding the rarest words together: as few of
+   * them, rarest first, as are expected, were the words independent, in at most the limit's
+   * number of chunks (all of them if none are); the first of those in storage order, at most the
+   * limit's number, are scored, and no later round is read. Chunk frequencies are the store's,
+   * whatever the namespace filter: they are also what the full-text index reads. The ranking is
    * then BM25 over the chunks that hold those words together, not over all: a chunk that holds
-   * one of them often but not the others is missed, which fusion with the vector ranking covers.
+   * one of them often but not the others is missed (and none when no chunk holds them together),
+   * which fusion with the vector ranking covers.
    */
   async hybridCandidates(input: {
     query: string;

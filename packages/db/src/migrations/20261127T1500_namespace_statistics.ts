@@ -14,6 +14,9 @@ export const namespaceStatisticsMigration: Migration = {
       namespace text primary key,
       documents bigint not null
     )`.execute(db);
+    // No document is written between the count and the triggers (a server of the previous
+    // version may still be running): the lock lasts until the migration commits.
+    await sql`lock table documents in share row exclusive mode`.execute(db);
     await sql`insert into namespace_stats (namespace, documents)
       select namespace, count(*) from documents group by namespace`.execute(db);
 
