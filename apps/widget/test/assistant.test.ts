@@ -157,7 +157,8 @@ describe.runIf(chromiumAvailable())('the assistant on a strict, hostile page', (
 
     await answers().nth(1).getByRole('button', { name: 'Helpful', exact: true }).click();
     await expect.poll(() => server.feedback.at(-1)?.rating).toBe('up');
-    expect(await answers().nth(1).getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    // The server records the vote before it answers; the button shows it once the answer is read.
+    await expect.poll(() => answers().nth(1).getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed')).toBe('true');
   });
 
   it('says in words when the limit is reached, with the wait from Retry-After', async () => {
