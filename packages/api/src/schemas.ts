@@ -48,34 +48,33 @@ export const metadataSchema = z
     message: `must not be nested more than ${MAX_METADATA_DEPTH} levels deep`,
   });
 
-/** `schema` held to at most `max` characters (code points), checked after its own checks. */
-function charLimit<T extends z.ZodString>(schema: T, max: number, message: string): T {
-  return schema.superRefine((value, ctx) => {
-    // A code point is one or two UTF-16 units: only lengths between max and 2 * max need counting.
-    if (value.length <= max) return;
-    if (value.length <= 2 * max && codePoints(value, max + 1) <= max) return;
-    ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value, message });
-  }) as T;
-}
-
-const tooBig = (max: number) => `Too big: expected string to have <=${max} characters`;
-
 /**
  * `schema` held to at most `max` characters, counted as JSON Schema counts them (Unicode code
  * points: an emoji is one character, where String.length says two), and published as `maxLength`.
+ * Checked after the schema's own checks (trimming included).
  */
-export function maxChars<T extends z.ZodString>(schema: T, max: number, message = tooBig(max), documented: { pattern?: string } = {}): T {
-  return charLimit(schema, max, message).meta({ maxLength: max, ...documented }) as T;
+export function maxChars<T extends z.ZodString>(
+  schema: T,
+  max: number,
+  message = `Too big: expected string to have <=${max} characters`,
+  documented: { pattern?: string } = {},
+): T {
+  return schema
+    .superRefine((value, ctx) => {
+      // A code point is one or two UTF-16 units: only lengths between max and 2 * max need counting.
+      if (value.length <= max) return;
+      if (value.length <= 2 * max && codePoints(value, max + 1) <= max) return;
+      ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value, message });
+    })
+    .meta({ maxLength: max, ...documented }) as T;
 }
 
 /**
  * Text that must hold more than white space (it is trimmed, then must not be empty), at most
- * `max` characters as sent: the length is counted before trimming, as the document's
- * `maxLength` counts it. The document says "not blank" with `pattern: \S`, for its readers and
- * for generators.
+ * `max` characters. The document says so with `pattern: \S`, for its readers and for generators.
  */
-export function nonBlankText(max: number, emptyMessage?: string, tooLongMessage = tooBig(max)): z.ZodString {
-  return charLimit(z.string(), max, tooLongMessage).trim().min(1, emptyMessage).meta({ maxLength: max, pattern: '\\S' });
+export function nonBlankText(max: number, emptyMessage?: string, tooLongMessage?: string): z.ZodString {
+  return maxChars(z.string().trim().min(1, emptyMessage), max, tooLongMessage, { pattern: '\\S' });
 }
 
 /** Code points in `text`, counting stops past `limit`. */

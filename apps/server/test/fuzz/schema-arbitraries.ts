@@ -198,7 +198,12 @@ function outOfBounds(schema: JsonSchema, hints: Hints, inUrl = false): fc.Arbitr
   const kind = types(resolved)[0];
   if (kind === 'string' && resolved.pattern === '\\S') found.push(fc.constantFrom(' ', '\t\n', '\u00a0 \u2003'));
   if (kind === 'string' && resolved.enum === undefined && resolved.format === undefined && !resolved.pattern?.startsWith('^')) {
-    if (resolved.maxLength !== undefined && resolved.maxLength < LONGEST_BOUNDARY) found.push(text(resolved.maxLength + 1, resolved.maxLength + 3));
+    if (resolved.maxLength !== undefined && resolved.maxLength < LONGEST_BOUNDARY) {
+      // Text that must not be blank (pattern \S) is trimmed before its length counts
+      // (docs/api.md): too long means too long once trimmed.
+      const tooLong = text(resolved.maxLength + 1, resolved.maxLength + 3);
+      found.push(resolved.pattern === '\\S' ? tooLong.filter((value) => value.trim().length === value.length) : tooLong);
+    }
     if ((resolved.minLength ?? 0) > 0) found.push(fc.constant(''));
     // A URL cannot carry an unpaired surrogate (it is sent as U+FFFD); JSON can.
     found.push(inUrl ? fc.constant('nul\0inside') : fc.constantFrom('nul\0inside', 'lone \uD800 surrogate'));

@@ -4,7 +4,7 @@ import { nonBlankText, oneOf } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 import { languageTagSchema, sourceSchema } from '../chat/schemas.ts';
 
-/** Longest topic the FAQ takes, in characters as sent (it is trimmed after). */
+/** Longest topic the FAQ takes, in characters after trimming. */
 export const MAX_FAQ_TOPIC_CHARS = 500;
 
 const SCOPES = [...NAMESPACES, 'all'] as const;
