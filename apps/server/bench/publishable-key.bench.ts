@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { freePort, waitFor } from '../test/processes.ts';
 import { loadCorpus } from './answer-quality.ts';
 import questions from './hugo-questions.json' with { type: 'json' };
+import { percentile, send } from './http.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,19 +31,7 @@ const requests = Number(values.requests);
 const ORIGIN = 'https://docs.example.com';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function call(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent, headers: { ...headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => parts.push(b));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-const percentile = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const call = (url: string, method: string, headers: Record<string, string>, body?: string) => send(agent, url, method, headers, body);
 
 const main = join(import.meta.dirname, '../dist/main.js');
 if (!existsSync(main)) throw new Error('Run `pnpm build` first: the benchmark runs the compiled server.');

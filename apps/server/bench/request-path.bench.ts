@@ -27,8 +27,6 @@
  * The corpus is written through the service, then vacuumed and analysed (what PostgreSQL's
  * autovacuum does within a minute of a write; the embedded store does the same itself).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -38,7 +36,7 @@ import pg from 'pg';
 import { ApiKeysRepository, ApiKeysService, LocalEmbedder } from '@kb/core';
 import { createDatabase, toVectorBinary } from '@kb/db';
 import { createEmptyPostgresDatabase } from '@kb/db/testing';
-import { freePort, waitFor } from '../test/processes.ts';
+import { percentile, send, startServer, stopServer, type Reply, type Server } from './http.ts';
 import { loadCorpus, type CorpusDocument } from './answer-quality.ts';
 import questions from './hugo-questions.json' with { type: 'json' };
 
@@ -58,10 +56,6 @@ const TOP_K = 10;
 const CONCURRENCY = 8;
 const INGEST_CONCURRENCY = 4;
 
-const percentile = (xs: readonly number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 const table: Array<[string, string, string, string, string]> = [];
 function report(what: string, service: number, limit: number, unit: string, target: string): void {
   const ratio = service / limit;
@@ -118,42 +112,8 @@ function floor(url: string): Promise<void> {
 }
 
 /** POSTs JSON; resolves with the status and body. */
-function post(url: string, key: string, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => parts.push(b));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-interface Server {
-  url: string;
-  process: ChildProcess;
-}
-
-/** The compiled server in a process of its own, as `pnpm start` runs it. */
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const main = join(import.meta.dirname, '../dist/main.js');
-  if (!existsSync(main)) throw new Error('Run `pnpm build` first: the benchmark runs the compiled server.');
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=production', '--max-semi-space-size=32', main], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', KB_QUERY_LOG_DAYS: '0' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/readyz`, 120_000);
-  return { url, process: child };
-}
-
-async function stopServer(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.process.once('exit', resolve));
-  server.process.kill('SIGTERM');
-  await exited;
+function post(url: string, key: string, body: string): Promise<Reply> {
+  return send(agent, url, 'POST', { authorization: `Bearer ${key}` }, body);
 }
 
 const queries = Array.from({ length: requests }, (_, i) => questions[i % questions.length]!.question);

@@ -18,9 +18,7 @@
  * corpus statistics are kept by the store's own triggers during the load. With --keep, each
  * size's store is kept and measured again by the next run with the same arguments.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -29,7 +27,7 @@ import pg from 'pg';
 import { ApiKeysRepository, ApiKeysService, LocalEmbedder } from '@kb/core';
 import { createDatabase, toVectorArrayBinary, toVectorBinary } from '@kb/db';
 import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from '@kb/db/testing';
-import { freePort, waitFor } from '../test/processes.ts';
+import { percentile, send, startServer, stopServer, type Reply, type Server } from './http.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,6 +45,8 @@ const SIZES = values.chunks.split(',').map((s) => Number(s.trim()));
 const QUERIES = Number(values.queries);
 const RECALL_SAMPLE = Number(values['recall-sample']);
 const TOP_K = 10;
+/** A large store's server may take minutes to answer /readyz (migrations over its rows). */
+const LOAD_WAIT_MS = 600_000;
 /** Hybrid searches compared with and without the lexical ranking's limit. */
 const LIMIT_SAMPLE = 50;
 const INGEST_DOCUMENTS = 100;
@@ -207,10 +207,6 @@ function generateQueries(vocabulary: Vocabulary, seed: number, count: number): s
 
 // --- measuring --------------------------------------------------------------------------------
 
-const percentile = (xs: readonly number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 
 async function timeEach<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<number[]> {
   const times: number[] = [];
@@ -224,49 +220,14 @@ async function timeEach<T>(items: readonly T[], fn: (item: T) => Promise<unknown
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function request(url: string, key: string, method: 'GET' | 'POST', body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { authorization: `Bearer ${key}` };
-    if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    const req = http.request(url, { method, agent, headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => parts.push(b));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+function request(url: string, key: string, method: 'GET' | 'POST', body?: string): Promise<Reply> {
+  return send(agent, url, method, { authorization: `Bearer ${key}` }, body);
 }
 
-async function ok<T>(promise: Promise<{ status: number; body: string }>, what: string): Promise<T> {
+async function ok<T>(promise: Promise<Reply>, what: string): Promise<T> {
   const res = await promise;
   if (res.status < 200 || res.status > 299) throw new Error(`${what} answered ${res.status}: ${res.body.slice(0, 300)}`);
   return JSON.parse(res.body) as T;
-}
-
-interface Server {
-  url: string;
-  process: ChildProcess;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const main = join(import.meta.dirname, '../dist/main.js');
-  if (!existsSync(main)) throw new Error('Run `pnpm build` first: the benchmark runs the compiled server.');
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=production', '--max-semi-space-size=32', main], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', KB_QUERY_LOG_DAYS: '0' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/readyz`, 600_000);
-  return { url, process: child };
-}
-
-async function stopServer(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.process.once('exit', resolve));
-  server.process.kill('SIGTERM');
-  await exited;
 }
 
 async function rssMb(pid: number): Promise<number> {
@@ -382,7 +343,7 @@ async function measure(size: number, vocabulary: Vocabulary, embedder: LocalEmbe
         `inserted in ${loaded.insertSeconds!.toFixed(1)} s, full-text index ${loaded.ginSeconds!.toFixed(1)} s, vector index ${loaded.hnswSeconds!.toFixed(1)} s`,
     );
 
-    server = await startServer({ DATABASE_URL: scratch.url });
+    server = await startServer({ DATABASE_URL: scratch.url }, LOAD_WAIT_MS);
     const queries = generateQueries(vocabulary, Number(values.seed) + 1, QUERIES);
     const search = (query: string, mode: 'semantic' | 'hybrid', source?: string) =>
       ok<{ results: Array<{ chunkId: string }> }>(request(`${server!.url}/api/v1/search`, key, 'POST', JSON.stringify({ query, topK: TOP_K, mode, ...(source ? { source } : {}) })), 'search');
@@ -401,7 +362,7 @@ async function measure(size: number, vocabulary: Vocabulary, embedder: LocalEmbe
 
     // The lexical ranking's limit (KB_SEARCH_LEXICAL_CANDIDATES) against none: what hybrid search
     // costs and returns when BM25 scores every chunk holding a query word.
-    const exactServer = await startServer({ DATABASE_URL: scratch.url, KB_SEARCH_LEXICAL_CANDIDATES: '0' });
+    const exactServer = await startServer({ DATABASE_URL: scratch.url, KB_SEARCH_LEXICAL_CANDIDATES: '0' }, LOAD_WAIT_MS);
     try {
       const sample = queries.slice(0, LIMIT_SAMPLE);
       const unlimited: string[][] = [];
