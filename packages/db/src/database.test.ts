@@ -10,6 +10,24 @@ import { buildMemoryMb, createVectorIndex, ensureVectorIndex, vectorDistance } f
 
 const kinds = await testStoreKinds();
 
+/** Every migration, in the order a new store runs them. */
+const MIGRATIONS = [
+  '20261121T0000_initial',
+  '20261121T0100_chunk_parent_index',
+  '20261122T0000_half_precision_vector_index',
+  '20261123T0000_conversation_turns',
+  '20261124T0000_faq_sources',
+  '20261125T0000_document_records',
+  '20261125T0100_query_log',
+  '20261127T0900_key_kinds_and_feedback',
+  '20261127T1000_long_text_keys',
+  '20261127T1100_query_log_answers',
+  '20261127T1200_corpus_statistics',
+  '20261127T1300_job_retries',
+  '20261127T1400_document_urls',
+  '20261127T1500_namespace_statistics',
+];
+
 describe.each(kinds)('schema on %s', (kind) => {
   it('creates every table, the vector index and the full-text index', async () => {
     const { database, drop } = await createTestDatabase(kind);
@@ -198,22 +216,7 @@ describe('migrations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));
     try {
       const first = await createDatabase({ kind: 'pglite', dataDir: dir });
-      expect(await first.migrate()).toEqual([
-        '20261121T0000_initial',
-        '20261121T0100_chunk_parent_index',
-        '20261122T0000_half_precision_vector_index',
-        '20261123T0000_conversation_turns',
-        '20261124T0000_faq_sources',
-        '20261125T0000_document_records',
-        '20261125T0100_query_log',
-        '20261127T0900_key_kinds_and_feedback',
-        '20261127T1000_long_text_keys',
-        '20261127T1100_query_log_answers',
-        '20261127T1200_corpus_statistics',
-        '20261127T1300_job_retries',
-        '20261127T1400_document_urls',
-        '20261127T1500_namespace_statistics',
-      ]);
+      expect(await first.migrate()).toEqual(MIGRATIONS);
       await first.close();
       const second = await createDatabase({ kind: 'pglite', dataDir: dir });
       expect(await second.migrate()).toEqual([]);
@@ -227,22 +230,7 @@ describe('migrations', () => {
     const empty = await createEmptyPostgresDatabase();
     try {
       const first = await createDatabase({ kind: 'postgres', databaseUrl: empty.url });
-      expect(await first.migrate()).toEqual([
-        '20261121T0000_initial',
-        '20261121T0100_chunk_parent_index',
-        '20261122T0000_half_precision_vector_index',
-        '20261123T0000_conversation_turns',
-        '20261124T0000_faq_sources',
-        '20261125T0000_document_records',
-        '20261125T0100_query_log',
-        '20261127T0900_key_kinds_and_feedback',
-        '20261127T1000_long_text_keys',
-        '20261127T1100_query_log_answers',
-        '20261127T1200_corpus_statistics',
-        '20261127T1300_job_retries',
-        '20261127T1400_document_urls',
-        '20261127T1500_namespace_statistics',
-      ]);
+      expect(await first.migrate()).toEqual(MIGRATIONS);
       expect(await first.migrate()).toEqual([]);
       await first.close();
     } finally {
