@@ -18,7 +18,8 @@ describe.each(kinds)('GET /api/v1/faq, built-in writer (%s)', (kind) => {
 
   beforeAll(async () => {
     mock = startMockServer();
-    service = await startTestService(kind, { env: { KB_FAQ_RATE_LIMIT_PER_MINUTE: '1000' } });
+    // This FAQ draws on the wiki too: the operator named it.
+    service = await startTestService(kind, { env: { KB_FAQ_RATE_LIMIT_PER_MINUTE: '1000', KB_FAQ_NAMESPACES: 'user_docs,tech_docs,api_endpoints,wiki' } });
     admin = (await service.createKey({ admin: true })).key;
     menusId = (await ingest({ title: 'Menus', slug: 'menus', namespace: 'user_docs', content: MENUS, metadata: { url: 'https://docs.example.com/menus/' } })).documentId;
     await ingest({ title: 'Caching', slug: 'caching', namespace: 'tech_docs', content: CACHING });
@@ -181,7 +182,7 @@ describe.each(limitSetups)('GET /api/v1/faq limits per client address ($kind, re
   });
 });
 
-describe('GET /api/v1/faq without a trusted proxy', () => {
+describe('GET /api/v1/faq with the default settings, without a trusted proxy', () => {
   let service: TestService;
   let mock: SetupServer;
   beforeAll(async () => {
@@ -189,6 +190,19 @@ describe('GET /api/v1/faq without a trusted proxy', () => {
     service = await startTestService('pglite', { env: { KB_FAQ_RATE_LIMIT_PER_MINUTE: '1' } });
     const { key } = await service.createKey({ admin: true });
     await service.api('/api/v1/ingest/md', { method: 'POST', key, json: { title: 'Menus', slug: 'menus', namespace: 'user_docs', content: MENUS } });
+    await service.api('/api/v1/ingest/md', {
+      method: 'POST',
+      key,
+      json: { title: 'Staging access', slug: 'staging', namespace: 'wiki', content: '# Staging access\n\nThe staging password is hunter2-internal. Ask the platform team to rotate the staging password.\n' },
+    });
+  });
+
+  it('keeps the internal wiki out of the anonymous FAQ unless KB_FAQ_NAMESPACES names it', async () => {
+    const wiki = await service.api('/api/v1/faq?q=staging%20password&source=wiki');
+    expect(wiki.status).toBe(403);
+    const body = await wiki.text();
+    expect(body).toMatch(/KB_FAQ_NAMESPACES/);
+    expect(body).not.toContain('hunter2');
   });
   afterAll(async () => {
     await service?.close();

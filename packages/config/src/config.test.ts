@@ -82,9 +82,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ KB_ANSWER_MAX_TOKENS: '0', KB_CHAT_CONTEXT_TOKENS: '10' })).toThrow(/KB_ANSWER_MAX_TOKENS.*\n.*KB_CHAT_CONTEXT_TOKENS/s);
   });
 
-  it('reads the FAQ limits and budget', () => {
-    const every = ['user_docs', 'tech_docs', 'api_endpoints', 'wiki'];
-    expect(loadConfig({}).faq).toEqual({ requestsPerMinute: 300, missesPerMinute: 10, dailyLimit: 1000, contextTokens: 6000, namespaces: every });
+  it('reads the FAQ limits and budget; the anonymous FAQ leaves the wiki out unless it is named', () => {
+    const publicOnes = ['user_docs', 'tech_docs', 'api_endpoints'];
+    expect(loadConfig({}).faq).toEqual({ requestsPerMinute: 300, missesPerMinute: 10, dailyLimit: 1000, contextTokens: 6000, namespaces: publicOnes });
+    expect(loadConfig({ KB_FAQ_NAMESPACES: 'user_docs,wiki' }).faq.namespaces).toEqual(['user_docs', 'wiki']);
     const set = loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '0', KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: '50', KB_FAQ_DAILY_LIMIT: '20', KB_FAQ_CONTEXT_TOKENS: '9000', KB_FAQ_NAMESPACES: 'user_docs,tech_docs' });
     expect(set.faq).toEqual({ requestsPerMinute: 50, missesPerMinute: 0, dailyLimit: 20, contextTokens: 9000, namespaces: ['user_docs', 'tech_docs'] });
     expect(() => loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '-1', KB_FAQ_DAILY_LIMIT: 'many' })).toThrow(/KB_FAQ_RATE_LIMIT_PER_MINUTE: must be 0 or more.*\n.*KB_FAQ_DAILY_LIMIT: must be a number/s);

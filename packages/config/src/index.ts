@@ -155,8 +155,11 @@ const namespaceList = (fallback: readonly NamespaceName[]) =>
       }),
   );
 
+/** What the anonymous FAQ draws on unless the operator says otherwise: the public namespaces, never the internal wiki. */
+export const PUBLIC_FAQ_NAMESPACES = ['user_docs', 'tech_docs', 'api_endpoints'] as const satisfies readonly NamespaceName[];
+
 const faqSchema = z.object({
-  KB_FAQ_NAMESPACES: namespaceList(NAMESPACES),
+  KB_FAQ_NAMESPACES: namespaceList(PUBLIC_FAQ_NAMESPACES),
   KB_FAQ_RATE_LIMIT_PER_MINUTE: wholeNumber(10, 0, 1_000_000),
   KB_FAQ_HIT_RATE_LIMIT_PER_MINUTE: wholeNumber(300, 0, 1_000_000),
   KB_FAQ_DAILY_LIMIT: wholeNumber(1_000, 0, 100_000_000),

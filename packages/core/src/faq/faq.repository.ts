@@ -76,12 +76,6 @@ export class FaqRepository {
   }
 
   /** Title, slug, namespace, link (see documentUrl) and content hash of documents, by id. */
-  /** How many documents a namespace holds. */
-  async countDocuments(namespace: string): Promise<number> {
-    const row = await this.db.selectFrom('documents').select((eb) => eb.fn.countAll<string>().as('n')).where('namespace', '=', namespace).executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   async documents(ids: readonly string[]): Promise<Map<string, DocumentState>> {
     const states = new Map<string, DocumentState>();
     if (ids.length === 0) return states;
