@@ -10,6 +10,7 @@ import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createAdminRoutes } from './admin-route.ts';
+import { clientAddressResolver } from './client-address.ts';
 import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
 import { handleBackupRoute } from './backup-route.ts';
 import { handleChatRoute } from './chat-route.ts';
@@ -98,15 +99,6 @@ export interface HttpApp {
   beginShutdown(): void;
 }
 
-function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? 'unknown';
-}
-
 /** This server's origin as the client named it: the scheme it reached us by and its Host (a trusted proxy's X-Forwarded-Host). */
 function selfOrigin(req: IncomingMessage, secure: boolean, trustProxy: boolean): string {
   const forwarded = trustProxy ? req.headers['x-forwarded-host'] : undefined;
@@ -160,6 +152,7 @@ export interface HttpAppOptions {
 
 export function createHttpApp(services: Services, options: HttpAppOptions = {}): HttpApp {
   const { config, logger } = services;
+  const clientAddress = clientAddressResolver(config.server.trustedProxies);
   const document = buildOpenApiDocument({ version: SERVICE_VERSION });
   const openApiDocument = JSON.stringify(document);
   const operations = operationIndex(document.paths ?? {}, API_BASE_PATH);
@@ -389,7 +382,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     const meta: RequestMeta = {
       requestId,
       log,
-      ip: clientAddress(req, config.server.trustProxy),
+      ip: clientAddress(req),
       secure,
       selfOrigin: selfOrigin(req, secure, config.server.trustProxy),
       path: (req.url ?? '/').split('?')[0]!,

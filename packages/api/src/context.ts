@@ -49,7 +49,7 @@ export interface ApiServices {
 export interface RequestContext {
   services: ApiServices;
   requestId: string;
-  /** Client address (the socket's, or X-Forwarded-For's first hop when KB_TRUST_PROXY is set). */
+  /** Client address, always a valid IP address: the socket's peer, or behind the proxies KB_TRUST_PROXY trusts the address they saw. */
   ip: string;
   /** Whether the client reached us over TLS (directly or through a trusted proxy). */
   secure: boolean;

@@ -91,6 +91,21 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ KB_FAQ_RATE_LIMIT_PER_MINUTE: '-1', KB_FAQ_DAILY_LIMIT: 'many' })).toThrow(/KB_FAQ_RATE_LIMIT_PER_MINUTE: must be 0 or more.*\n.*KB_FAQ_DAILY_LIMIT: must be a number/s);
   });
 
+  it('reads which proxies say the client address: none by default, true is one hop, a count, or ranges', () => {
+    expect(loadConfig({}).server).toMatchObject({ trustProxy: false, trustedProxies: null });
+    expect(loadConfig({ KB_TRUST_PROXY: 'false' }).server).toMatchObject({ trustProxy: false, trustedProxies: null });
+    expect(loadConfig({ KB_TRUST_PROXY: 'true' }).server).toMatchObject({ trustProxy: true, trustedProxies: { hops: 1 } });
+    expect(loadConfig({ KB_TRUST_PROXY: '2' }).server.trustedProxies).toEqual({ hops: 2 });
+    expect(loadConfig({ KB_TRUST_PROXY: '0' }).server.trustedProxies).toBeNull();
+    expect(loadConfig({ KB_TRUST_PROXY: ' 10.0.0.0/8, loopback ,fd00::/8,192.0.2.7' }).server).toMatchObject({
+      trustProxy: true,
+      trustedProxies: { ranges: ['10.0.0.0/8', 'loopback', 'fd00::/8', '192.0.2.7'] },
+    });
+    for (const bad of ['maybe', '21', '10.0.0.0/33', '10.0.0/8', 'proxy.example', '10.0.0.1/8/1', '::1/129']) {
+      expect(() => loadConfig({ KB_TRUST_PROXY: bad }), bad).toThrow(/KB_TRUST_PROXY: must be false, true/);
+    }
+  });
+
   it('reads the query log retention: 30 days by default, 0 turns recording off', () => {
     expect(loadConfig({}).insights).toEqual({ queryLogDays: 30 });
     expect(loadConfig({ KB_QUERY_LOG_DAYS: '0' }).insights).toEqual({ queryLogDays: 0 });

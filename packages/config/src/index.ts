@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -45,6 +46,51 @@ const wholeNumber = (fallback: number, min: number, max: number) =>
   );
 const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(fallback, 1, max);
 
+/**
+ * Which proxies in front of the server are trusted to say the client's address: none, the nearest
+ * `hops` (each appends the address it saw to X-Forwarded-For), or those whose own address is in
+ * `ranges` (addresses, CIDR ranges, or the names loopback, linklocal, uniquelocal).
+ */
+export type TrustedProxies = { hops: number } | { ranges: string[] } | null;
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const MAX_PROXY_HOPS = 20;
+
+/** A proxy range: an address, an address with a prefix length (CIDR), or a named range. */
+function proxyRangeValid(range: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(range)) return true;
+  const [address = '', prefix, extra] = range.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const trustProxySetting = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((v, ctx): TrustedProxies => {
+      const value = v?.trim().toLowerCase();
+      if (value === undefined || ['false', '0', 'no'].includes(value)) return null;
+      // `true` is the usual single proxy (a load balancer or nginx on the same host): the address it saw.
+      if (['true', 'yes'].includes(value)) return { hops: 1 };
+      if (/^\d+$/.test(value)) {
+        const hops = Number(value);
+        if (hops <= MAX_PROXY_HOPS) return { hops };
+      } else {
+        const ranges = [...new Set(value.split(',').map((r) => r.trim()).filter((r) => r !== ''))];
+        if (ranges.length > 0 && ranges.every(proxyRangeValid)) return { ranges };
+      }
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be false, true (one proxy), the number of proxies in front of the server (at most ${MAX_PROXY_HOPS}), or a comma-separated list of the proxies' addresses and CIDR ranges (or loopback, linklocal, uniquelocal)`,
+      });
+      return z.NEVER;
+    }),
+);
+
 const serverSchema = z.object({
   PORT: z.preprocess(
     emptyToUndefined,
@@ -56,7 +102,7 @@ const serverSchema = z.object({
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
   NODE_ENV: z.preprocess(emptyToUndefined, z.string().default('development')),
-  KB_TRUST_PROXY: boolFlag(false),
+  KB_TRUST_PROXY: trustProxySetting,
 });
 
 /** The embedded store's page cache (see docs/deployment.md for what it costs and buys). */
@@ -294,7 +340,16 @@ const schemas = {
 export type EnvSource = Record<string, string | undefined>;
 
 export interface Config {
-  server: { port: number; host: string; logLevel: string; production: boolean; trustProxy: boolean };
+  server: {
+    port: number;
+    host: string;
+    logLevel: string;
+    production: boolean;
+    /** Whether any proxy is trusted (its X-Forwarded-Proto and X-Forwarded-Host are believed). */
+    trustProxy: boolean;
+    /** Which proxies say the client's address (KB_TRUST_PROXY). */
+    trustedProxies: TrustedProxies;
+  };
   storage:
     | {
         kind: 'postgres';
@@ -412,7 +467,8 @@ export function loadConfig(env: EnvSource = process.env): Config {
       host: server.HOST,
       logLevel: server.LOG_LEVEL,
       production: server.NODE_ENV === 'production',
-      trustProxy: server.KB_TRUST_PROXY,
+      trustProxy: server.KB_TRUST_PROXY !== null,
+      trustedProxies: server.KB_TRUST_PROXY,
     },
     storage: storage.DATABASE_URL
       ? {

@@ -4,7 +4,8 @@
  * misses per client address, and FAQs written by the model per day across the service.
  */
 import { metrics, type RateLimitName } from '../telemetry/metrics.ts';
-import { isIPv6 } from 'node:net';
+import { createHash } from 'node:crypto';
+import { isIP, isIPv6 } from 'node:net';
 import { AppError } from '../errors.ts';
 import { rateLimitHeaders, type RateLimitDecision, type SlidingWindowRateLimiter } from '../ratelimit/rate-limiter.ts';
 
@@ -26,6 +27,8 @@ export interface FaqLimitSettings {
 export function addressSubject(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
+  // The server hands on only valid addresses; anything else is counted by a bounded digest.
+  if (isIP(address) === 0) return `sha256:${createHash('sha256').update(address).digest('base64url').slice(0, 22)}`;
   if (!isIPv6(address)) return address;
   const [head = '', tail = ''] = address.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');

@@ -108,3 +108,17 @@ describe.runIf(redis)('redis counters', () => {
     }
   });
 });
+
+describe.runIf(redis !== null)('subjects built from client input (redis)', () => {
+  it('keeps every key short however long the subject, and still counts it on its own', async () => {
+    const prefix = `${RUN_PREFIX}:${randomUUID()}`;
+    const limiter = new SlidingWindowRateLimiter({ redis: redis!, keyPrefix: prefix });
+    const long = `login:${'x'.repeat(50_000)}`;
+    expect((await limiter.hit(long, [{ windowSeconds: 60, limit: 1 }])).allowed).toBe(true);
+    expect((await limiter.hit(long, [{ windowSeconds: 60, limit: 1 }])).allowed).toBe(false);
+    expect((await limiter.hit(`${long}y`, [{ windowSeconds: 60, limit: 1 }])).allowed).toBe(true);
+    const keys = await redis!.keys(`${prefix}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) expect(key.length).toBeLessThan(prefix.length + 300);
+  });
+});

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
@@ -41,6 +42,13 @@ export class RateLimiterUnavailableError extends Error {
 
 type Counter = RateLimiterAbstract;
 
+/** Longest subject kept as it is; longer ones (built from client input) are counted by their hash, so no key grows with it. */
+export const MAX_SUBJECT_CHARS = 200;
+
+function boundedSubject(subject: string): string {
+  return subject.length <= MAX_SUBJECT_CHARS ? subject : `sha256:${createHash('sha256').update(subject).digest('base64url')}`;
+}
+
 export class SlidingWindowRateLimiter {
   private readonly counters = new Map<number, Counter>();
 
@@ -66,7 +74,8 @@ export class SlidingWindowRateLimiter {
     return counter;
   }
 
-  async hit(subject: string, limits: readonly WindowLimit[]): Promise<RateLimitDecision> {
+  async hit(anySubject: string, limits: readonly WindowLimit[]): Promise<RateLimitDecision> {
+    const subject = boundedSubject(anySubject);
     const active = limits.filter((l): l is { windowSeconds: number; limit: number } => l.limit !== null);
     if (active.length === 0) return { allowed: true };
 

@@ -1,4 +1,4 @@
-import { AppError } from '@kb/core';
+import { addressSubject, AppError } from '@kb/core';
 import { z } from 'zod';
 import { maxChars } from '../../schemas.ts';
 import { procedure } from '../../trpc.ts';
@@ -26,7 +26,7 @@ export const login = procedure
   .output(z.object({ ok: z.literal(true), expiresAt: z.string() }))
   .mutation(async ({ ctx, input }) => {
     // Password guessing is limited per client address.
-    const decision = await ctx.services.rateLimiter.hit(`login:${ctx.ip}`, [{ windowSeconds: 60, limit: 10 }]);
+    const decision = await ctx.services.rateLimiter.hit(`login:${addressSubject(ctx.ip)}`, [{ windowSeconds: 60, limit: 10 }]);
     if (!decision.allowed) {
       throw new AppError('TOO_MANY_REQUESTS', 'Too many login attempts; try again later', {
         headers: { 'Retry-After': String(decision.retryAfterSeconds ?? 60) },
