@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authorizeRequest, type PublishableUse, type RequestContext } from '@kb/api';
+import { authorizeRequest, chargeRequest, type RequestContext } from '@kb/api';
 import type { Config } from '@kb/config';
 import { APP_ERROR_STATUS, AppError, isAppError, originAllowed, parseOrigin, sameOrigin, SERVICE_VERSION, type ApiKeysService } from '@kb/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJsonMediaType, jsonShapeProblem, mediaType, readBody } from './body.ts';
-import { createKbMcpServer, serverInstructions } from './mcp/server.ts';
+import { callUse, countsCalls, createKbMcpServer, serverInstructions } from './mcp/server.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -48,16 +48,6 @@ function messagesOf(body: unknown): JsonRpcMessage[] {
   return items.filter((item): item is JsonRpcMessage => typeof item === 'object' && item !== null);
 }
 
-/**
- * What a publishable key does with this request, for its budgets as on REST: asking is an
- * answer, searching a question, anything else (listing, reading) a read.
- */
-function publishableUse(messages: readonly JsonRpcMessage[]): PublishableUse {
-  const tools = messages.filter((m) => m.method === 'tools/call').map((m) => m.params?.name);
-  if (tools.includes('ask')) return 'answer';
-  if (tools.includes('search')) return 'question';
-  return 'read';
-}
 
 /**
  * The MCP endpoint (Streamable HTTP, stateless): every POST is a whole exchange, answered as JSON,
@@ -135,22 +125,47 @@ export function createMcpRoute(options: { config: Config; keys: Pick<ApiKeysServ
     const single = !Array.isArray(body) && messages[0] ? messages[0] : undefined;
 
     const ctx = options.context(req);
-    try {
-      await authorizeRequest(ctx, 'apiKey', publishableUse(messages), { pageOptional: true });
-    } catch (error) {
+    const refuse = (error: unknown) => {
       if (!isAppError(error)) throw error;
       const status = APP_ERROR_STATUS[error.code];
       return sendRpcError(res, status, error.message, { id: single?.id ?? null, headers: { ...ctx.responseHeaders, ...error.headers } });
+    };
+    // Admitted (key, kind, pages, visitor token) but not yet counted: what a request costs depends on the calls it holds.
+    try {
+      await authorizeRequest(ctx, 'apiKey', single?.method !== undefined ? callUse(single.method, single.params) : 'read', { pageOptional: true, charge: false });
+    } catch (error) {
+      return refuse(error);
     }
-    for (const [name, value] of Object.entries(ctx.responseHeaders)) res.setHeader(name, value);
 
     const initializing = messages.some((m) => m.method === 'initialize');
     // Progress needs a stream to travel on; everything else is one JSON answer.
     const streams = messages.some((m) => m.method === 'tools/call' && m.params?.name === 'ask' && m.params._meta?.progressToken !== undefined);
+    let perCall = false;
     const server = createKbMcpServer(ctx, {
       version: SERVICE_VERSION,
       ...(initializing ? { instructions: await serverInstructions(ctx, config.mcp.instructions) } : {}),
+      charge: async (use) => {
+        if (!perCall) return;
+        try {
+          await chargeRequest(ctx, use);
+        } finally {
+          if (!res.headersSent) for (const [name, value] of Object.entries(ctx.responseHeaders)) res.setHeader(name, value);
+        }
+      },
     });
+    // A batch counts each of its calls (a refused one gets its own JSON-RPC error); a single
+    // message, or a batch of none the server counts (initialize, notifications), counts once here,
+    // refused as a whole with the HTTP status REST would give.
+    perCall = Array.isArray(body) && messages.some((m) => m.id !== undefined && countsCalls(server, m.method));
+    if (!perCall) {
+      try {
+        await chargeRequest(ctx, single?.method !== undefined ? callUse(single.method, single.params) : 'read');
+      } catch (error) {
+        await server.close();
+        return refuse(error);
+      }
+      for (const [name, value] of Object.entries(ctx.responseHeaders)) res.setHeader(name, value);
+    }
     // One transport per request: a stateless transport is not reused.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams });
     res.on('close', () => {

@@ -224,6 +224,19 @@ describe.each(kinds)('publishable and scoped keys (%s)', (kind) => {
     expect(await secret.text()).not.toContain(admin);
   });
 
+  it("reads a document of the key's namespaces, counted against the visitor's budget", async () => {
+    const { body: key } = await create(publishable({ visitorRateLimitRpm: 2 }));
+    const found = await json(await service.api('/api/v1/search', { method: 'POST', ...page(key.key, SITE, '198.51.100.40'), json: { query: 'install' } }));
+    const id = found.results[0].documentId as string;
+    const read = (visitor: string) => service.api(`/api/v1/documents/${id}`, page(key.key, SITE, visitor));
+    // The search above was the visitor's first question; one read fits, the next does not.
+    expect((await read('198.51.100.40')).status).toBe(200);
+    const over = await read('198.51.100.40');
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await read('198.51.100.41')).status).toBe(200);
+  });
+
   it('limits each visitor of a publishable key per minute, and the key per day of answers, in words', async () => {
     const { body: key } = await create(publishable({ visitorRateLimitRpm: 2, dailyAnswerLimit: 3 }));
     const search = (visitor: string) => service.api('/api/v1/search', { method: 'POST', ...page(key.key, SITE, visitor), json: { query: 'install' } });
@@ -342,11 +355,14 @@ describe('the bot check', () => {
         const token = form.get('response') ?? '';
         if (used.has(token)) return HttpResponse.json({ success: false, 'error-codes': ['timeout-or-duplicate'] });
         used.add(token);
-        return HttpResponse.json(token.startsWith('pass') ? { success: true } : { success: false, 'error-codes': ['invalid-input-response'] });
+        // The provider names the host of the page the challenge was solved on: `pass@host-…` tokens were solved on `host`.
+        const hostname = /^pass@([^-]+)/.exec(token)?.[1] ?? new URL(SITE).hostname;
+        return HttpResponse.json(token.startsWith('pass') ? { success: true, hostname } : { success: false, 'error-codes': ['invalid-input-response'] });
       }),
     );
     service = await startTestService('pglite', {
-      env: { KB_BOT_CHECK_PROVIDER: 'turnstile', KB_BOT_CHECK_SITE_KEY: 'site-key', KB_BOT_CHECK_SECRET: 'provider-secret', KB_BOT_CHECK_VERIFY_URL: VERIFY },
+      // Client addresses from X-Forwarded-For, so that tests can be several visitors.
+      env: { KB_BOT_CHECK_PROVIDER: 'turnstile', KB_BOT_CHECK_SITE_KEY: 'site-key', KB_BOT_CHECK_SECRET: 'provider-secret', KB_BOT_CHECK_VERIFY_URL: VERIFY, KB_TRUST_PROXY: 'true' },
     });
     admin = (await service.createKey({ admin: true })).key;
     await service.api('/api/v1/ingest/md', { method: 'POST', key: admin, json: { title: 'Install', namespace: 'user_docs', content: DOCS.user } });
@@ -387,6 +403,34 @@ describe('the bot check', () => {
     expect((await service.api('/api/v1/search', { method: 'POST', key: other, headers: { origin: SITE, 'x-kb-visitor': visitorToken }, json: { query: 'install' } })).status).toBe(401);
     // Secret keys need none.
     expect((await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'install' } })).status).toBe(200);
+  });
+
+  it('binds a visitor token to the visitor it was given to: one solved check does not serve other addresses', async () => {
+    const from = (address: string) => ({ origin: SITE, 'x-forwarded-for': address });
+    const admitted = await service.api('/api/v1/assistant/visitor', { method: 'POST', key, headers: from('203.0.113.20'), json: { token: 'pass-bound' } });
+    expect(admitted.status).toBe(200);
+    const { visitorToken } = await json(admitted);
+    const searchFrom = (address: string) =>
+      service.api('/api/v1/search', { method: 'POST', key, headers: { ...from(address), 'x-kb-visitor': visitorToken }, json: { query: 'install' } });
+    expect((await searchFrom('203.0.113.20')).status).toBe(200);
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => searchFrom(`198.51.100.${i + 1}`).then((r) => r.status)));
+    expect(statuses.every((s) => s === 401)).toBe(true);
+    const refused = await searchFrom('198.51.100.99');
+    expect((await json(refused)).message).toMatch(/bot check/);
+    // The budgets count an IPv6 visitor by its /64, and so does the token.
+    const six = await service.api('/api/v1/assistant/visitor', { method: 'POST', key, headers: from('2001:db8:1:2::10'), json: { token: 'pass-six' } });
+    const sixToken = (await json(six)).visitorToken as string;
+    const sixSearch = (address: string) =>
+      service.api('/api/v1/search', { method: 'POST', key, headers: { ...from(address), 'x-kb-visitor': sixToken }, json: { query: 'install' } });
+    expect((await sixSearch('2001:db8:1:2::20')).status).toBe(200);
+    expect((await sixSearch('2001:db8:1:3::10')).status).toBe(401);
+  });
+
+  it("refuses a challenge solved on a site the key does not allow (the provider's hostname)", async () => {
+    const elsewhere = await visitor('pass@evil.example-1');
+    expect(elsewhere.status).toBe(403);
+    expect((await json(elsewhere)).message).toMatch(/solved on evil\.example, which is not among the key's allowed origins/);
+    expect((await visitor('pass@docs.example.com-2')).status).toBe(200);
   });
 
   it('fails closed when the provider cannot be reached', async () => {

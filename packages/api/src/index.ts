@@ -1,7 +1,7 @@
 export { appRouter } from './root.ts';
 export type { AppRouter } from './root.ts';
 export { buildOpenApiDocument, API_BASE_PATH, publishedProcedures } from './openapi.ts';
-export { APP_ERROR_STATUS, authorizeRequest, createCallerFactory, principalOf, PUBLIC_PROCEDURES } from './trpc.ts';
+export { APP_ERROR_STATUS, authorizeRequest, chargeRequest, createCallerFactory, principalOf, PUBLIC_PROCEDURES } from './trpc.ts';
 export type { AuthorizeOptions, Meta, PublishableUse } from './trpc.ts';
 export { parseCookies } from './context.ts';
 export type { ApiServices, AuthLevel, Caller, RequestContext } from './context.ts';

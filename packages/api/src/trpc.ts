@@ -23,9 +23,10 @@ import type { DeclaredErrorStatus } from './openapi-responses.ts';
 /**
  * What a publishable key may do with a procedure: `read` (not counted per visitor), `question`
  * (counted against the visitor's questions), `answer` (and against the key's daily answers),
+ * `document` (a document read, counted against the visitor's questions as a search is),
  * `visitor` (the bot check itself, which needs no visitor token).
  */
-export type PublishableUse = 'read' | 'question' | 'answer' | 'visitor';
+export type PublishableUse = 'read' | 'question' | 'answer' | 'document' | 'visitor';
 
 export interface Meta extends OpenApiMeta {
   /** Who may call the procedure. Absent means admin: access is denied by default. */
@@ -173,12 +174,12 @@ async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use:
   const { assistant } = ctx.services;
   const origin = pageOrigin(ctx);
   if (!(pageOptional && origin === undefined)) assistant.checkPage(key, origin, ctx.selfOrigin);
-  if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'));
+  if (use !== 'visitor') await assistant.checkVisitor(key, ctx.header('x-kb-visitor'), ctx.ip);
 }
 
 /** A publishable key's budgets: the visitor's questions, and for an answer the key's daily answers. */
 async function enforceBudgets(ctx: RequestContext, key: AuthenticatedKey, use: PublishableUse | undefined): Promise<void> {
-  if (use !== 'question' && use !== 'answer') return;
+  if (use !== 'question' && use !== 'answer' && use !== 'document') return;
   const { limits } = ctx.services.assistant;
   try {
     const decision = await limits.question(key, ctx.ip);
@@ -212,6 +213,23 @@ export interface AuthorizeOptions {
    * page can be); a request that names an Origin is still held to the key's pages.
    */
   pageOptional?: boolean;
+  /**
+   * Whether the request is counted now (default). A request that carries several calls (an MCP
+   * batch) is admitted uncounted, and each call is then counted with chargeRequest.
+   */
+  charge?: boolean;
+}
+
+/**
+ * Counts one call of an admitted caller against every limit that applies to it: a key's rate
+ * limits, and for a publishable key its visitor's questions and its daily answers, as `use` says.
+ * Throws the 429 AppError (RateLimit headers and Retry-After included) when one is spent.
+ */
+export async function chargeRequest(ctx: RequestContext, use: PublishableUse | undefined): Promise<void> {
+  const caller = ctx.caller;
+  if (caller.kind !== 'key') return;
+  await enforceRateLimit(ctx, caller);
+  if (caller.key.kind === 'publishable') await enforceBudgets(ctx, caller.key, use);
 }
 
 /**
@@ -230,8 +248,10 @@ export async function authorizeRequest(
   if (caller.kind === 'key') {
     ctx.log = ctx.log.child({ keyId: caller.key.id });
     if (caller.key.kind === 'publishable') await admitPublishable(ctx, caller.key, publishable, options.pageOptional === true);
-    await enforceRateLimit(ctx, caller);
-    if (caller.key.kind === 'publishable') await enforceBudgets(ctx, caller.key, publishable);
+    if (options.charge !== false) {
+      await enforceRateLimit(ctx, caller);
+      if (caller.key.kind === 'publishable') await enforceBudgets(ctx, caller.key, publishable);
+    }
     if (level === 'admin' && !caller.key.admin) {
       throw new AppError('FORBIDDEN', 'This operation needs an admin API key or an admin session');
     }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 import type { ApiKeysService } from '../keys/keys.service.ts';
-import { originAllowed, sameOrigin } from '../keys/origins.ts';
+import { hostAllowed, originAllowed, parseOrigin, sameOrigin } from '../keys/origins.ts';
 import { looksLikeApiKey, PUBLISHABLE_KEY_PREFIX } from '../keys/secret.ts';
 import type { AuthenticatedKey } from '../keys/types.ts';
 import type { Namespace } from '../namespaces.ts';
@@ -73,19 +73,36 @@ export class AssistantService {
     if (origin === undefined || !pageAllowed(key, origin, selfOrigin)) throw pageRefused(origin);
   }
 
-  /** POST /assistant/visitor: verifies the page's challenge token once and gives a visitor token. */
-  async admitVisitor(key: AuthenticatedKey, challengeToken: string, address: string): Promise<{ visitorToken: string; expiresAt: string }> {
+  /**
+   * POST /assistant/visitor: verifies the page's challenge token once and gives a visitor token,
+   * for the visitor at `address` only (the budgets count visitors by address, so one solved check
+   * must not serve others). The challenge must have been solved on a site the key allows: the
+   * provider names the page's host, and a check solved elsewhere is refused.
+   */
+  async admitVisitor(key: AuthenticatedKey, challengeToken: string, address: string, selfOrigin?: string): Promise<{ visitorToken: string; expiresAt: string }> {
     if (!this.botCheck) throw new AppError('NOT_FOUND', 'This server has no bot check: requests need no visitor token');
-    await this.botCheck.verify(challengeToken, address);
-    const { token, expiresAt } = await this.tokens.issue(key.id);
+    const { hostname } = await this.botCheck.verify(challengeToken, address);
+    const ownHost = selfOrigin === undefined ? undefined : parseOrigin(selfOrigin)?.host;
+    if (hostname === undefined || !(hostAllowed(key.allowedOrigins, hostname) || (ownHost !== undefined && hostname.toLowerCase() === ownHost))) {
+      throw new AppError(
+        'FORBIDDEN',
+        hostname === undefined
+          ? 'The bot check provider did not say which site the challenge was solved on: reload the page and try again'
+          : `The bot check was solved on ${hostname.slice(0, 200)}, which is not among the key's allowed origins`,
+      );
+    }
+    const { token, expiresAt } = await this.tokens.issue(key.id, address);
     return { visitorToken: token, expiresAt: expiresAt.toISOString() };
   }
 
-  /** With a bot check configured, refuses a request of a publishable key without a valid visitor token. */
-  async checkVisitor(key: AuthenticatedKey, visitorToken: string | undefined): Promise<void> {
+  /** With a bot check configured, refuses a request of a publishable key without a valid visitor token given to this visitor. */
+  async checkVisitor(key: AuthenticatedKey, visitorToken: string | undefined, address: string): Promise<void> {
     if (!this.botCheck) return;
-    if (visitorToken === undefined || !(await this.tokens.verify(visitorToken, key.id))) {
-      throw new AppError('UNAUTHORIZED', 'Complete the bot check first: this request carries no valid visitor token (X-Kb-Visitor)');
+    if (visitorToken === undefined || !(await this.tokens.verify(visitorToken, key.id, address))) {
+      throw new AppError(
+        'UNAUTHORIZED',
+        'Complete the bot check first: this request carries no valid visitor token (X-Kb-Visitor) for this visitor (a token is good for the address it was given to)',
+      );
     }
   }
 }

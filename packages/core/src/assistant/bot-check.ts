@@ -24,10 +24,13 @@ export class BotCheck {
     private readonly logger: Logger,
   ) {}
 
-  /** Verifies a challenge token; throws 403 when the provider says no, 503 when it cannot say. */
-  async verify(token: string, remoteIp: string): Promise<void> {
+  /**
+   * Verifies a challenge token; throws 403 when the provider says no, 503 when it cannot say.
+   * Gives the host name of the page the challenge was solved on, as the provider saw it.
+   */
+  async verify(token: string, remoteIp: string): Promise<{ hostname: string | undefined }> {
     const name = PROVIDER_NAMES[this.settings.provider];
-    let outcome: { success?: unknown; 'error-codes'?: unknown };
+    let outcome: { success?: unknown; 'error-codes'?: unknown; hostname?: unknown };
     try {
       const response = await fetch(this.settings.verifyUrl, {
         method: 'POST',
@@ -45,5 +48,6 @@ export class BotCheck {
       const codes = Array.isArray(outcome['error-codes']) ? outcome['error-codes'].map(String).join(', ') : 'no reason given';
       throw new AppError('FORBIDDEN', `The bot check failed (${codes.slice(0, 200)}): reload the page and try again`);
     }
+    return { hostname: typeof outcome.hostname === 'string' ? outcome.hostname : undefined };
   }
 }

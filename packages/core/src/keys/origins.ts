@@ -85,6 +85,12 @@ export function originMatches(pattern: OriginPattern, origin: string): boolean {
   return pattern.anySubdomain ? parsed.host.endsWith(`.${pattern.host}`) : parsed.host === pattern.host;
 }
 
+/** Whether a bare host name (a bot-check provider's `hostname`) is one the patterns name, whatever their scheme and port. */
+export function hostAllowed(patterns: readonly OriginPattern[], hostname: string): boolean {
+  const host = hostname.trim().toLowerCase();
+  return patterns.some((pattern) => (pattern.anySubdomain ? host.endsWith(`.${pattern.host}`) : host === pattern.host || host === pattern.host.replace(/^\[|\]$/g, '')));
+}
+
 /** Whether an `Origin` header matches any of the patterns. */
 export function originAllowed(patterns: readonly OriginPattern[], origin: string): boolean {
   return patterns.some((pattern) => originMatches(pattern, origin));

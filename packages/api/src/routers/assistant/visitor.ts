@@ -33,5 +33,5 @@ export const admitVisitor = procedure
     if (ctx.caller.kind !== 'key' || ctx.caller.key.kind !== 'publishable') {
       throw new AppError('BAD_REQUEST', 'A visitor token is for publishable keys');
     }
-    return ctx.services.assistant.admitVisitor(ctx.caller.key, input.token, ctx.ip);
+    return ctx.services.assistant.admitVisitor(ctx.caller.key, input.token, ctx.ip, ctx.selfOrigin);
   });

@@ -6,7 +6,7 @@ export const getDocument = procedure
   .meta({
     // Any key reads the documents it may search; one outside its namespaces is not found.
     auth: 'apiKey',
-    publishable: 'read',
+    publishable: 'document',
     openapi: {
       method: 'GET',
       path: '/documents/{id}',
