@@ -352,3 +352,28 @@ describe.each(kinds)('MCP over Streamable HTTP (%s)', (kind) => {
     expect(local.status).toBe(200);
   });
 });
+
+// Services mode counts in Redis, shared by every server process: a batch is counted there call by call too.
+describe.runIf(kinds.includes('postgres'))('MCP batches in services mode (Redis)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('postgres', { redis: true });
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it("counts every call of a batch against the key's limit in Redis", async () => {
+    const { key } = await service.createKey({ rateLimitRpm: 4 });
+    const batch = Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_namespaces', arguments: {} } }));
+    const res = await fetch(`${service.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+      body: JSON.stringify(batch),
+    });
+    expect(res.status).toBe(200);
+    const answers = (await res.json()) as Array<{ result?: unknown; error?: { code: number; data?: { status: number } } }>;
+    expect(answers.filter((a) => a.result !== undefined)).toHaveLength(4);
+    expect(answers.filter((a) => a.error?.data?.status === 429)).toHaveLength(6);
+  });
+});
