@@ -57,6 +57,8 @@ const serverSchema = z.object({
   ),
   NODE_ENV: z.preprocess(emptyToUndefined, z.string().default('development')),
   KB_TRUST_PROXY: boolFlag(false),
+  // The address users reach the service by; its origin is the service's own (publishable keys, CORS, /mcp).
+  KB_PUBLIC_URL: optionalUrl(['http:', 'https:']),
 });
 
 /** The embedded store's page cache (see docs/deployment.md for what it costs and buys). */
@@ -291,7 +293,18 @@ const schemas = {
 export type EnvSource = Record<string, string | undefined>;
 
 export interface Config {
-  server: { port: number; host: string; logLevel: string; production: boolean; trustProxy: boolean };
+  server: {
+    port: number;
+    host: string;
+    logLevel: string;
+    production: boolean;
+    trustProxy: boolean;
+    /**
+     * The origin of KB_PUBLIC_URL: pages there are the service's own. Unset, only a loopback name or
+     * an address literal in Host names the service's own origin (a rebound DNS name is neither).
+     */
+    publicOrigin: string | undefined;
+  };
   storage:
     | {
         kind: 'postgres';
@@ -410,6 +423,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
       logLevel: server.LOG_LEVEL,
       production: server.NODE_ENV === 'production',
       trustProxy: server.KB_TRUST_PROXY,
+      publicOrigin: server.KB_PUBLIC_URL === undefined ? undefined : new URL(server.KB_PUBLIC_URL).origin,
     },
     storage: storage.DATABASE_URL
       ? {
