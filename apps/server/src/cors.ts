@@ -63,9 +63,9 @@ export class Cors {
   }
 
   /** Whether pages at `origin` may read the answers of a path. */
-  async allows(path: BrowserPath, origin: string, selfOrigin: string): Promise<boolean> {
+  async allows(path: BrowserPath, origin: string, selfOrigin: string | undefined): Promise<boolean> {
     if (path.anyOrigin) return parseOrigin(origin) !== null;
-    if (sameOrigin(origin, selfOrigin)) return true;
+    if (selfOrigin !== undefined && sameOrigin(origin, selfOrigin)) return true;
     const patterns = await this.keys.publishableOrigins().catch((error: unknown) => {
       throw new AppError('SERVICE_UNAVAILABLE', "The service cannot check this page's origin right now; try again shortly", { cause: error });
     });
@@ -79,7 +79,7 @@ export class Cors {
   }
 
   /** Answers a preflight: 204 with what the page may send, or a 403 for an origin no key allows. */
-  async preflight(res: ServerResponse, path: BrowserPath, origin: string | undefined, selfOrigin: string): Promise<void> {
+  async preflight(res: ServerResponse, path: BrowserPath, origin: string | undefined, selfOrigin: string | undefined): Promise<void> {
     res.setHeader('Vary', 'Origin');
     if (origin === undefined) {
       res.writeHead(204, { Allow: [...path.methods, 'OPTIONS'].join(', ') });

@@ -36,25 +36,31 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 }
 
 /**
- * trpc-to-openapi answers invalid input with the fixed message "Input validation failed" and the
- * problems in `issues`; this makes the message of such an answer on `res` name them as well
- * (a caller reads the message first: an unknown field must not pass for a wrong value).
+ * The REST adapter spreads tRPC's error shape into its bodies; this makes an error answer on `res`
+ * the REST API's one shape: without tRPC's `data` (the status and code are the response's own),
+ * and for invalid input, whose message trpc-to-openapi fixes as "Input validation failed", with a
+ * message naming the problems (a caller reads the message first: an unknown field must not pass
+ * for a wrong value).
  */
-export function describeInvalidInput(res: ServerResponse): void {
+export function restErrorBodies(res: ServerResponse): void {
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   res.end = ((...args: unknown[]) => {
-    if (res.statusCode === 400 && typeof args[0] === 'string') args[0] = withDescribedIssues(args[0]);
+    if (res.statusCode >= 400 && typeof args[0] === 'string') args[0] = restErrorText(args[0]);
     return end(...args);
   }) as ServerResponse['end'];
 }
 
-function withDescribedIssues(text: string): string {
-  let body: { message?: unknown; issues?: unknown };
+function restErrorText(text: string): string {
+  let body: { message?: unknown; issues?: unknown; data?: unknown };
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     return text;
   }
-  if (body.message !== 'Input validation failed' || !Array.isArray(body.issues) || body.issues.length === 0) return text;
-  return JSON.stringify({ ...body, message: invalidInputMessage(body.issues as InputIssue[]) });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return text;
+  const { data: _data, ...rest } = body;
+  if (rest.message === 'Input validation failed' && Array.isArray(rest.issues) && rest.issues.length > 0) {
+    return JSON.stringify({ ...rest, message: invalidInputMessage(rest.issues as InputIssue[]) });
+  }
+  return JSON.stringify(rest);
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP, type Socket } from 'node:net';
 import { API_BASE_PATH, appRouter, authorizeRequest, buildOpenApiDocument, parseCookies, responseMeta, type RequestContext } from '@kb/api';
-import { isAppError, metrics, SERVICE_VERSION, unavailableError, withSpan, type Logger } from '@kb/core';
+import { APP_ERROR_STATUS, isAppError, metrics, parseOrigin, requestScope, SERVICE_VERSION, unavailableError, withSpan, type Logger } from '@kb/core';
 import { readFromPrimary } from '@kb/db';
 import { adminDir as builtAdminDir } from '@kb/admin';
 import { widgetFile as builtWidgetFile, widgetVersion } from '@kb/widget';
+import { createURL } from '@trpc/server/adapters/node-http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
@@ -20,7 +22,7 @@ import { createHomeRoutes } from './home-route.ts';
 import { createMcpRoute } from './mcp-route.ts';
 import { serveMetrics } from './metrics-endpoint.ts';
 import { startRequestSpan } from './request-span.ts';
-import { describeInvalidInput, errorBody, sendError, sendJson } from './http-errors.ts';
+import { restErrorBodies, errorBody, sendError, sendJson } from './http-errors.ts';
 import { bodyLimit, findRoute, operationIndex, routeTemplate, serveRoute, type KbRequest as RouteRequestMessage, type Route, type RouteHost } from './routes.ts';
 import type { Services } from './services.ts';
 import { createWidgetRoutes } from './widget-route.ts';
@@ -52,10 +54,42 @@ function decodeUnreserved(path: string): string {
   });
 }
 
+/**
+ * The request's target as a URL, or undefined when it is none (an absolute-form target such as
+ * `http://[bad/`): the request line is the client's, and such a request is a 400.
+ */
+function requestTarget(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why tRPC's adapter cannot take `req`, or undefined: a method other than its GET (queries) and
+ * POST (mutations), or a Host that makes no URL (or no Fetch request). The adapter's own answers to these are no JSON
+ * (an odd method) or none at all (it fails making its Fetch request of a TRACE or of `Host: [bad`).
+ */
+function trpcRequestProblem(req: IncomingMessage): string | undefined {
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'POST' && method !== 'HEAD') {
+    return `Method ${method.slice(0, 40)} is not supported: tRPC takes GET (queries) and POST (mutations)`;
+  }
+  try {
+    // As the adapter makes it: a Host with a user name (`user:pass@host`) makes a URL, but no Request.
+    new Request(createURL(req), { method });
+  } catch {
+    return `Invalid Host header ${JSON.stringify(String(req.headers.host ?? '').slice(0, 100))}`;
+  }
+  return undefined;
+}
+
 /** An error in tRPC's envelope, for failures found before the tRPC adapter runs. */
 function sendTrpcError(res: ServerResponse, code: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE', message: string): void {
-  const body = JSON.stringify({ error: errorBody(res, { message, code: TRPC_ERROR_CODES_BY_KEY[code] }) });
-  res.writeHead(code === 'BAD_REQUEST' ? 400 : 413, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  const httpStatus = APP_ERROR_STATUS[code];
+  const body = JSON.stringify({ error: errorBody(res, { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus } }) });
+  res.writeHead(httpStatus, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -83,8 +117,8 @@ interface RequestMeta {
   log: Logger;
   ip: string;
   secure: boolean;
-  /** This server's origin as the client reached it. */
-  selfOrigin: string;
+  /** This server's own origin (selfOrigin()), if known. */
+  selfOrigin: string | undefined;
   /** The path the client asked for (adapters rewrite req.url). */
   path: string;
   /** The route that answered, as a template (`/api/v1/keys/{id}`); logs and metrics use it. */
@@ -99,11 +133,24 @@ export interface HttpApp {
   beginShutdown(): void;
 }
 
-/** This server's origin as the client named it: the scheme it reached us by and its Host (a trusted proxy's X-Forwarded-Host). */
-function selfOrigin(req: IncomingMessage, secure: boolean, trustProxy: boolean): string {
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * This server's own origin: KB_PUBLIC_URL's when set. Without it, the origin the client named
+ * (the scheme it reached us by and its Host, or a trusted proxy's X-Forwarded-Host) only when that
+ * names this server whatever DNS says: a loopback name or an address literal. Any other name is
+ * the client's to choose (a DNS-rebinding page sends its own), so it makes no origin "own".
+ */
+function selfOrigin(req: IncomingMessage, secure: boolean, trustProxy: boolean, publicOrigin: string | undefined): string | undefined {
+  if (publicOrigin !== undefined) return publicOrigin;
   const forwarded = trustProxy ? req.headers['x-forwarded-host'] : undefined;
-  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || req.headers.host || 'localhost';
-  return `${secure ? 'https' : 'http'}://${host}`;
+  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || req.headers.host;
+  if (!host) return undefined;
+  const origin = `${secure ? 'https' : 'http'}://${host}`;
+  const parsed = parseOrigin(origin);
+  if (parsed === null) return undefined;
+  const literal = LOOPBACK_NAMES.has(parsed.host) || parsed.host.startsWith('[') || isIP(parsed.host) === 4;
+  return literal ? origin : undefined;
 }
 
 function createContext(services: Services, req: KbRequest): RequestContext {
@@ -118,7 +165,7 @@ function createContext(services: Services, req: KbRequest): RequestContext {
     requestId: meta.requestId,
     ip: meta.ip,
     secure: meta.secure,
-    selfOrigin: meta.selfOrigin,
+    ...(meta.selfOrigin === undefined ? {} : { selfOrigin: meta.selfOrigin }),
     log: meta.log,
     header,
     cookie(name) {
@@ -188,6 +235,11 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
    * held to the REST API's limits of shape first (nesting, members), answered in tRPC's own error envelope.
    */
   async function handleTrpc(req: KbRequest, res: ServerResponse, url: URL): Promise<void> {
+    const refusal = trpcRequestProblem(req);
+    if (refusal !== undefined) {
+      req.resume();
+      return sendTrpcError(res, 'BAD_REQUEST', refusal);
+    }
     let input: string | null = url.searchParams.get('input');
     if (req.method === 'POST') {
       try {
@@ -213,7 +265,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // HEAD is GET without the body (the response, made for a HEAD request, sends none).
     if (req.method === 'HEAD') req.method = 'GET';
     req.url = (pathname.slice(API_BASE_PATH.length) || '/') + (req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '');
-    describeInvalidInput(res);
+    restErrorBodies(res);
     await rest(req, res, () => sendError(res, 'NOT_FOUND', `No route ${req.method} ${pathname}`));
   }
 
@@ -345,7 +397,8 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   };
 
   async function handle(req: KbRequest, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestTarget(req);
+    if (!url) return sendError(res, 'BAD_REQUEST', `Malformed request target ${JSON.stringify((req.url ?? '').slice(0, 100))}`);
     const pathname = decodeUnreserved(url.pathname);
     // The operations pages call answer browsers (CORS) before anything else, refusals included.
     const browserPath = pathname.startsWith(API_BASE_PATH) ? cors.match(pathname) : undefined;
@@ -372,24 +425,70 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     await (readFrom === 'primary' ? readFromPrimary(serve) : serve());
   }
 
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: KbRequest, res) => {
+  /** Answers a request whose handling failed: an AppError as itself, anything else as a logged 500. */
+  function answerFailure(req: KbRequest, res: ServerResponse, log: Logger, failure: unknown): void {
+    if (req.destroyed && !req.complete) {
+      // The client closed the connection before its request was read: nobody to answer, and its
+      // reset is the client's, not the database's.
+      log.info({ method: req.method, path: req[requestMeta]?.path, route: req[requestMeta]?.route }, 'client closed the connection before sending its whole request');
+      res.destroy();
+      return;
+    }
+    // The database or Redis out of reach (or the disk full) is a 503 saying so, not a fault.
+    const unavailable = unavailableError(failure);
+    if (unavailable) log.warn({ err: failure }, unavailable.message);
+    const error = unavailable ?? failure;
+    if (isAppError(error)) {
+      if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
+      sendError(res, error.code, error.message, error.headers);
+      if (error.code === 'PAYLOAD_TOO_LARGE') req.resume();
+      return;
+    }
+    log.error({ err: error }, 'unhandled request failure');
+    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+  }
+
+  // Node's own answer to an HTTP/1.1 request without Host is a bare 400: the handler answers it in JSON.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, (req: KbRequest, res) => {
     const started = process.hrtime.bigint();
     const requestId = incomingRequestId(req);
     const log = logger.child({ reqId: requestId });
+    res.setHeader('X-Request-Id', requestId);
+    // No response is for a browser to second-guess: JSON, pages and files are what they say they are.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // An error on either stream (a reset mid-body, a write after a failure) is the connection's
+    // end, not the process's: an 'error' event without a listener would throw.
+    req.on('error', (error) => log.debug({ err: error }, 'request stream error'));
+    res.on('error', (error) => log.debug({ err: error }, 'response stream error'));
+    // Everything the request sets going (timers, stream callbacks) runs in its scope: a throw that
+    // escapes all of it reaches the last-resort handlers with its request id (last-resort.ts).
+    const fail = () => {
+      if (res.headersSent) res.destroy();
+      else sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+    };
+    requestScope.run({ requestId, log, fail }, () => {
+      try {
+        serveRequest(req, res, log, started);
+      } catch (failure) {
+        answerFailure(req, res, log, failure);
+      }
+    });
+  });
+
+  function serveRequest(req: KbRequest, res: ServerResponse, log: Logger, started: bigint): void {
     const secure =
       (req.socket as { encrypted?: boolean }).encrypted === true ||
       (config.server.trustProxy && req.headers['x-forwarded-proto'] === 'https');
     const meta: RequestMeta = {
-      requestId,
+      requestId: res.getHeader('X-Request-Id') as string,
       log,
       ip: clientAddress(req),
       secure,
-      selfOrigin: selfOrigin(req, secure, config.server.trustProxy),
+      selfOrigin: selfOrigin(req, secure, config.server.trustProxy, config.server.publicOrigin),
       path: (req.url ?? '/').split('?')[0]!,
       route: 'unmatched',
     };
     req[requestMeta] = meta;
-    res.setHeader('X-Request-Id', requestId);
     if (metrics.enabled) {
       metrics.httpInFlight(1);
       res.once('close', () => {
@@ -402,37 +501,23 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ method: req.method, path: meta.path, route: meta.route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      // RFC 9112, section 3.2: a server answers an HTTP/1.1 request without Host with a 400.
+      req.resume();
+      return sendError(res, 'BAD_REQUEST', 'An HTTP/1.1 request must carry a Host header');
+    }
     const span = startRequestSpan(req, res, meta);
-    withSpan(span, () => handle(req, res)).catch((failure: unknown) => {
-      if (req.destroyed && !req.complete) {
-        // The client closed the connection before its request was read: nobody to answer, and its
-        // reset is the client's, not the database's.
-        log.info({ method: req.method, path: meta.path, route: meta.route }, 'client closed the connection before sending its whole request');
-        res.destroy();
-        return;
-      }
-      // The database or Redis out of reach (or the disk full) is a 503 saying so, not a fault.
-      const unavailable = unavailableError(failure);
-      if (unavailable) log.warn({ err: failure }, unavailable.message);
-      const error = unavailable ?? failure;
-      if (isAppError(error)) {
-        if (error.code === 'PAYLOAD_TOO_LARGE' && !req.complete) res.setHeader('Connection', 'close');
-        sendError(res, error.code, error.message, error.headers);
-        if (error.code === 'PAYLOAD_TOO_LARGE') req.resume();
-        return;
-      }
-      log.error({ err: error }, 'unhandled request failure');
-      sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
-    });
-  });
+    withSpan(span, () => handle(req, res)).catch((failure: unknown) => answerFailure(req, res, log, failure));
+  }
 
   // A client that asks before sending its body is told to go on only if the body is within the
   // route's limit; otherwise its request is answered (413) without the body ever being sent.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = Number(req.headers['content-length']);
-    const pathname = decodeUnreserved(new URL(req.url ?? '/', 'http://localhost').pathname);
-    const route = findRoute(routes, req.method ?? 'GET', pathname);
-    if (route && Number.isFinite(declared) && declared > bodyLimit(route, routeHost)) {
+    const target = requestTarget(req);
+    // A target that is no URL gets its 400 from the request handler, its body never asked for.
+    const route = target && findRoute(routes, req.method ?? 'GET', decodeUnreserved(target.pathname));
+    if (!target || (route && Number.isFinite(declared) && declared > bodyLimit(route, routeHost))) {
       withholdContinue(req);
       // The connection holds a body that will not come: it cannot carry another request.
       res.setHeader('Connection', 'close');
@@ -446,12 +531,23 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   // like any other (RFC 9110 allows, not requires, 417), in the one error body and status map.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('X-Request-Id', incomingRequestId(req));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Connection', 'close');
     sendError(res, 'BAD_REQUEST', `Unsupported Expect header ${JSON.stringify(String(req.headers.expect).slice(0, 100))}: only 100-continue is supported`);
   });
 
+  /** A 400 written on the socket itself, for requests Node answers no request handler for; the connection is closed. */
+  function rawBadRequest(socket: Socket, message: string, details: Record<string, unknown>): void {
+    const requestId = randomUUID();
+    logger.child({ reqId: requestId }).info({ ...details, status: 400 }, `refused: ${message}`);
+    const body = JSON.stringify({ message, code: 'BAD_REQUEST', requestId });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+
   // Malformed HTTP never reaches the handler: answer it in the same JSON shape.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
@@ -459,15 +555,13 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
     // Headers over Node's limit are a bad request too (as nginx answers them): 400, the status the
     // document declares for every operation, rather than a 431 it does not.
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const requestId = randomUUID();
-    const body = JSON.stringify({
-      message: tooLarge ? `Request headers too large: at most ${MAX_HEADER_BYTES} bytes` : 'Malformed HTTP request',
-      code: 'BAD_REQUEST',
-      requestId,
-    });
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    rawBadRequest(socket, tooLarge ? `Request headers too large: at most ${MAX_HEADER_BYTES} bytes` : 'Malformed HTTP request', { reason: error.code ?? error.message });
+  });
+
+  // CONNECT asks for a tunnel, which this server (no proxy) never opens; Node would drop the connection unanswered.
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    rawBadRequest(socket, 'CONNECT is not supported: this server is not a proxy', { method: req.method, path: (req.url ?? '').slice(0, 200) });
   });
 
   server.keepAliveTimeout = 65_000;

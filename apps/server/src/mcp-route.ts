@@ -67,9 +67,9 @@ export function createMcpRoute(options: { config: Config; keys: Pick<ApiKeysServ
   }
 
   /** Pages that may call: this server's own, local pages of a local server, those configured, and those a publishable key allows. */
-  async function originAllowedFor(req: IncomingMessage, origin: string, selfOrigin: string): Promise<boolean> {
+  async function originAllowedFor(req: IncomingMessage, origin: string, selfOrigin: string | undefined): Promise<boolean> {
     if (parseOrigin(origin) === null) return false;
-    if (sameOrigin(origin, selfOrigin)) return true;
+    if (selfOrigin !== undefined && sameOrigin(origin, selfOrigin)) return true;
     if (config.mcp.allowedOrigins.some((allowed) => sameOrigin(origin, allowed))) return true;
     if (isLoopbackAddress(req.socket.localAddress) && LOOPBACK_NAMES.has(parseOrigin(origin)!.host)) return true;
     const patterns = await options.keys.publishableOrigins().catch((error: unknown) => {
@@ -78,7 +78,7 @@ export function createMcpRoute(options: { config: Config; keys: Pick<ApiKeysServ
     return originAllowed(patterns, origin);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, selfOrigin: string): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, selfOrigin: string | undefined): Promise<void> {
     if (!hostAllowed(req)) {
       return sendRpcError(res, 403, `This server does not answer the host name ${JSON.stringify(String(req.headers.host ?? '').slice(0, 200))} (DNS rebinding protection; see KB_MCP_ALLOWED_HOSTS)`);
     }
@@ -169,8 +169,9 @@ export function createMcpRoute(options: { config: Config; keys: Pick<ApiKeysServ
     // One transport per request: a stateless transport is not reused.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams });
     res.on('close', () => {
-      void transport.close();
-      void server.close();
+      // Closing is best effort once the client has gone; a failure is logged, never thrown at the process.
+      transport.close().catch((error: unknown) => ctx.log.debug({ err: error }, 'closing the MCP transport failed'));
+      server.close().catch((error: unknown) => ctx.log.debug({ err: error }, 'closing the MCP server failed'));
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);

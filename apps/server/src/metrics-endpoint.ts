@@ -59,6 +59,7 @@ export async function startMetricsServer(
   logger: Logger,
 ): Promise<MetricsServer> {
   const server = createServer((req, res) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return sendError(res, 'NOT_FOUND', 'Only GET /metrics is served here');
     serveMetrics(req, res, metrics, options.token).catch((error: unknown) => {

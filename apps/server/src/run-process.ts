@@ -2,11 +2,13 @@ import { ConfigError, loadConfig, type Config } from '@kb/config';
 import { createLogger, EmbeddingMismatchError, type Logger } from '@kb/core';
 import { MigrationError, StoreLockedError } from '@kb/db';
 import { StartupError } from './app.ts';
+import { installLastResortHandlers } from './last-resort.ts';
 
 /**
  * The life of a server or worker process: parse the configuration (a bad one exits 1 naming
  * every bad variable), start, and stop gracefully on SIGTERM or SIGINT (exit 0, or 1 if stopping
- * failed). A start-up failure the operator can act on is logged as its message alone.
+ * failed). A start-up failure the operator can act on is logged as its message alone. Once
+ * started, an uncaught throw or rejection is logged and the process goes on (last-resort.ts).
  */
 export async function runProcess(start: (config: Config, logger: Logger) => Promise<{ stop(): Promise<void> }>): Promise<void> {
   let config: Config;
@@ -42,6 +44,8 @@ export async function runProcess(start: (config: Config, logger: Logger) => Prom
     logger.info({ signal }, running ? 'shutting down' : 'shutting down once started');
     if (running) void stop(running);
   };
+  // What escaped every other handling is logged, not the end of the process (last-resort.ts).
+  installLastResortHandlers(logger, () => running !== undefined);
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   try {

@@ -90,7 +90,7 @@ describe('HTTP surface', () => {
         body,
       });
       expect(trpc.status, path).toBe(400);
-      expect(await json(trpc)).toEqual({ error: { message: 'JSON input nested more than 64 levels deep', code: -32600, requestId: expect.any(String) } });
+      expect(await json(trpc)).toEqual({ error: { message: 'JSON input nested more than 64 levels deep', code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400 }, requestId: expect.any(String) } });
     }
     const query = await fetch(`${service.url}/trpc/keys.list?input=${encodeURIComponent(deep(100))}`, { headers: { authorization: `Bearer ${admin}` } });
     expect(query.status).toBe(400);
@@ -244,7 +244,7 @@ describe('HTTP surface', () => {
     expect(trpc.status).toBe(400);
     expect((await trpc.text()).length).toBeLessThan(4096);
     const trpcWide = await fetch(`${service.url}/trpc/search`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(fields(10_001)) });
-    expect(await json(trpcWide)).toEqual({ error: { message: 'JSON input holding an object of more than 10000 members', code: -32600, requestId: expect.any(String) } });
+    expect(await json(trpcWide)).toEqual({ error: { message: 'JSON input holding an object of more than 10000 members', code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400 }, requestId: expect.any(String) } });
 
     // A ten-megabyte value is quoted as an excerpt, never whole.
     const huge = 'x'.repeat(9 * 1024 * 1024);
@@ -349,7 +349,7 @@ describe('HTTP surface', () => {
     expectErrorBody(await json(declared), 'PAYLOAD_TOO_LARGE');
     const trpc = await fetch(`${service.url}/trpc/keys.create`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: big });
     expect(trpc.status).toBe(413);
-    expect(await json(trpc)).toEqual({ error: { message: expect.stringContaining('larger than the limit'), code: -32013, requestId: expect.any(String) } });
+    expect(await json(trpc)).toEqual({ error: { message: expect.stringContaining('larger than the limit'), code: -32013, data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413 }, requestId: expect.any(String) } });
 
     const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${service.url}/api/v1/keys`, {
@@ -405,7 +405,7 @@ describe('HTTP surface', () => {
         path: result.path,
         status: 413,
         body: result.path.startsWith('/trpc/')
-          ? { error: { message, code: -32013, requestId: expect.any(String) } }
+          ? { error: { message, code: -32013, data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413 }, requestId: expect.any(String) } }
           : { message, code: 'PAYLOAD_TOO_LARGE', requestId: expect.any(String) },
       });
     }

@@ -20,7 +20,7 @@ describe('error mapping', () => {
     const error = toTRPCError(new AppError('TOO_MANY_REQUESTS', 'slow down', { headers: { 'Retry-After': '7' } }));
     expect(responseMeta({ ctx, errors: [error] })).toEqual({
       status: 429,
-      headers: { 'RateLimit-Limit': '5', 'Retry-After': '7' },
+      headers: { 'RateLimit-Limit': '5', 'Retry-After': '7', 'Content-Type': 'application/json' },
     });
   });
 

@@ -19,6 +19,9 @@ export function responseMeta(opts: { ctx?: RequestContext; errors: TRPCError[] }
   }
   const cause = error.cause;
   if (isAppError(cause)) Object.assign(headers, cause.headers);
+  // Errors are JSON, those tRPC answers before a procedure runs (a path it cannot decode, a method
+  // it does not take) too: it would label them text/plain.
+  headers['Content-Type'] = 'application/json';
   const status = (APP_ERROR_STATUS as Record<string, number>)[error.code];
   return status ? { status, headers } : { headers };
 }

@@ -7,6 +7,7 @@ import {
   metrics,
   RateLimiterUnavailableError,
   rateLimitHeaders,
+  requestScope,
   SESSION_COOKIE,
   SESSION_PRINCIPAL,
   type AuthenticatedKey,
@@ -78,7 +79,13 @@ const t = initTRPC
       // One body everywhere: { message, code, requestId } (REST adds `issues` for invalid input).
       // Internal failures never describe themselves to the caller; the log has the cause, found by the request id.
       const message = error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal server error' : shape.message;
-      return { message, code: shape.code, ...(ctx?.requestId ? { requestId: ctx.requestId } : {}) };
+      // `data` is tRPC's own: its clients read the code from it, and its adapters the status (the
+      // node adapter's last error path reads `data.httpStatus` and throws without it). The status
+      // is the one map's; REST bodies leave `data` out (http-errors.ts).
+      const data = { code: error.code, httpStatus: (APP_ERROR_STATUS as Record<string, number>)[error.code] ?? shape.data.httpStatus };
+      // Before its context exists (an adapter's own refusal) the request is still known by its scope.
+      const requestId = ctx?.requestId ?? requestScope.getStore()?.requestId;
+      return { message, code: shape.code, data, ...(requestId ? { requestId } : {}) };
     },
   });
 

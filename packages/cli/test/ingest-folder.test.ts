@@ -38,7 +38,8 @@ describe('document naming', () => {
   it('reads front matter the pipeline ignores quickly, and ignores it too', () => {
     const elapsed = cpuStopwatch();
     expect(titleOf(`---\n${'? '.repeat(2_000)}v\n---\n# Q\n`, 'a.md')).toBe('Q');
-    expect(elapsed()).toBeLessThan(1_000);
+    // A wide bound (about ten times the work on a 2-core machine): it tells linear work from the blow-up it guards against, not a fast machine from a slow one.
+    expect(elapsed()).toBeLessThan(10_000);
   });
 
   it('makes the same document in both modes: text made well formed, long titles and paths shortened', () => {

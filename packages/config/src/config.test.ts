@@ -19,6 +19,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ KB_EMBEDDED_MIN_FREE_MB: 'lots' })).toThrow(/KB_EMBEDDED_MIN_FREE_MB/);
   });
 
+  it('reads the public URL as the own origin: unset by default, an http(s) URL otherwise', () => {
+    expect(loadConfig({}).server.publicOrigin).toBeUndefined();
+    expect(loadConfig({ KB_PUBLIC_URL: 'https://KB.example.com:443/help/' }).server.publicOrigin).toBe('https://kb.example.com');
+    expect(loadConfig({ KB_PUBLIC_URL: 'http://10.0.0.5:8080' }).server.publicOrigin).toBe('http://10.0.0.5:8080');
+    expect(() => loadConfig({ KB_PUBLIC_URL: 'kb.example.com' })).toThrow(/KB_PUBLIC_URL/);
+    expect(() => loadConfig({ KB_PUBLIC_URL: 'ftp://kb.example.com' })).toThrow(/KB_PUBLIC_URL/);
+  });
+
   it('selects the services mode from DATABASE_URL and REDIS_URL', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u@db:5432/kb',

@@ -103,6 +103,8 @@ const serverSchema = z.object({
   ),
   NODE_ENV: z.preprocess(emptyToUndefined, z.string().default('development')),
   KB_TRUST_PROXY: trustProxySetting,
+  // The address users reach the service by; its origin is the service's own (publishable keys, CORS, /mcp).
+  KB_PUBLIC_URL: optionalUrl(['http:', 'https:']),
 });
 
 /** The embedded store's page cache (see docs/deployment.md for what it costs and buys). */
@@ -349,6 +351,11 @@ export interface Config {
     trustProxy: boolean;
     /** Which proxies say the client's address (KB_TRUST_PROXY). */
     trustedProxies: TrustedProxies;
+    /**
+     * The origin of KB_PUBLIC_URL: pages there are the service's own. Unset, only a loopback name or
+     * an address literal in Host names the service's own origin (a rebound DNS name is neither).
+     */
+    publicOrigin: string | undefined;
   };
   storage:
     | {
@@ -469,6 +476,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
       production: server.NODE_ENV === 'production',
       trustProxy: server.KB_TRUST_PROXY !== null,
       trustedProxies: server.KB_TRUST_PROXY,
+      publicOrigin: server.KB_PUBLIC_URL === undefined ? undefined : new URL(server.KB_PUBLIC_URL).origin,
     },
     storage: storage.DATABASE_URL
       ? {

@@ -1,6 +1,7 @@
 export { APP_ERROR_STATUS, AppError, isAppError, unavailableError } from './errors.ts';
 export type { AppErrorCode, AppErrorOptions } from './errors.ts';
 export { createLogger, REDACTED_PATHS } from './logger.ts';
+export { requestScope, type RequestScope } from './request-scope.ts';
 export type { Logger } from './logger.ts';
 export { isUuid } from './ids.ts';
 export { ApiKeysService } from './keys/keys.service.ts';

@@ -580,7 +580,8 @@ describe('bounds', () => {
     }
     const elapsed = cpuStopwatch();
     const { operations } = operationsFromSpec({ openapi: '3.0.0', info, paths, components: { schemas } });
-    expect(elapsed()).toBeLessThan(5_000);
+    // A wide bound (about ten times the work on a 2-core machine): it tells linear work from the blow-up it guards against, not a fast machine from a slow one.
+    expect(elapsed()).toBeLessThan(20_000);
     expect(operations).toHaveLength(500);
     for (const operation of operations) expect(operation.markdown.length).toBeLessThan(60_000);
   });
@@ -607,7 +608,8 @@ describe('speed', () => {
     const spec = { openapi: '3.0.0', info, paths, components: { schemas: { Big: { type: 'object', description: 'Big. '.repeat(200_000), properties } } } };
     const elapsed = cpuStopwatch();
     const { operations } = operationsFromSpec(spec);
-    expect(elapsed()).toBeLessThan(5_000);
+    // A wide bound (about ten times the work on a 2-core machine): it tells linear work from the blow-up it guards against, not a fast machine from a slow one.
+    expect(elapsed()).toBeLessThan(20_000);
     expect(operations).toHaveLength(500);
     const [first] = operations;
     expect(first?.markdown).toContain(`- … (${5000 - MAX_LINES_PER_SCHEMA} more)`);

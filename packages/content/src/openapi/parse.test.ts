@@ -12,7 +12,8 @@ function refusal(run: () => unknown): InvalidSpecError {
   throw new Error('expected an InvalidSpecError');
 }
 
-function timedRefusal(run: () => unknown, limitMs = 1_000): InvalidSpecError {
+// A wide bound (about ten times the work on a 2-core machine): it tells linear work from the blow-up it guards against, not a fast machine from a slow one.
+function timedRefusal(run: () => unknown, limitMs = 10_000): InvalidSpecError {
   const elapsed = cpuStopwatch();
   const error = refusal(run);
   expect(elapsed()).toBeLessThan(limitMs);
@@ -29,7 +30,7 @@ describe('parseSpec', () => {
       const elapsed = cpuStopwatch();
       expect(() => parseSpec(text, 'yaml')).toThrow(InvalidSpecError);
       expect(() => parseSpec(text, 'yaml')).toThrow(new RegExp(`line ${line} uses a collection or an alias as a mapping key`));
-      expect(elapsed()).toBeLessThan(1_000);
+      expect(elapsed()).toBeLessThan(10_000);
     }
     // Plain keys of every scalar kind stay fine.
     expect(parseSpec('1: a\ntrue: b\n"q": c\n? plain\n: d\n', 'yaml')).toEqual({ 1: 'a', true: 'b', q: 'c', plain: 'd' });
@@ -89,7 +90,7 @@ describe('parseSpec', () => {
     const big = `openapi: 3.0.0\nx-big:\n${Array.from({ length: 60_000 }, (_, i) => `  k${i}: ${i}`).join('\n')}\n`;
     const elapsed = cpuStopwatch();
     expect((parseSpec(big, 'yaml') as { 'x-big': Record<string, number> })['x-big']['k59999']).toBe(59_999);
-    expect(elapsed()).toBeLessThan(5_000);
+    expect(elapsed()).toBeLessThan(20_000);
     expect(refusal(() => parseSpec(`${big}  k17: again\n`, 'yaml')).message).toBe('YAML syntax error at line 60003, column 3: Map keys must be unique');
   });
 
@@ -98,7 +99,7 @@ describe('parseSpec', () => {
       const spec = `openapi: 3.0.0\ninfo: {title: t, version: "1"}\nx: "${'\\q'.repeat(n)}"\npaths: {}\n`;
       const elapsed = cpuStopwatch();
       expect(refusal(() => parseSpec(spec, 'yaml')).message).toMatch(/^YAML syntax error at line 3, column \d+: .*\(and \d+ more\)$/);
-      expect(elapsed()).toBeLessThan(3_000);
+      expect(elapsed()).toBeLessThan(20_000);
     }
   });
 
@@ -159,6 +160,6 @@ describe('parseSpec', () => {
 
   it(`refuses specs of more than ${MAX_VALUES.toLocaleString('en-US')} values`, () => {
     const text = `[${'0,'.repeat(MAX_VALUES)}0]`;
-    expect(timedRefusal(() => parseSpec(text, 'json'), 5_000).message).toBe('the spec is too large: more than 5,000,000 values');
+    expect(timedRefusal(() => parseSpec(text, 'json'), 20_000).message).toBe('the spec is too large: more than 5,000,000 values');
   });
 });
