@@ -44,6 +44,14 @@ export default tseslint.config(
         'error',
         { object: 'process', property: 'env', message: 'Read configuration through @kb/config (loadConfig).' },
       ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          // With tracing on, a module loader hook can hand importers a copy of a module's exports.
+          selector: 'ExportNamedDeclaration > VariableDeclaration[kind="let"]',
+          message: 'Export a constant (an object or a function that reads the current value), not a binding reassigned later.',
+        },
+      ],
     },
   },
   {

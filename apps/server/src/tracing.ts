@@ -7,7 +7,7 @@
 import { register } from 'node:module';
 import { ConfigError, loadConfig } from '@kb/config';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { registerInstrumentations, type InstrumentationBase } from '@opentelemetry/instrumentation';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -19,12 +19,21 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/** The client libraries traced: PostgreSQL queries and Redis commands, only under a span the service started. */
+function clientInstrumentations(): InstrumentationBase[] {
+  return [new PgInstrumentation({ requireParentSpan: true }), new IORedisInstrumentation({ requireParentSpan: true })];
+}
+
 /**
  * Registers a tracer provider as the process's (W3C trace context, async-local context) with the
  * PostgreSQL and Redis instrumentations. `spanProcessor` replaces the OTLP exporter (tests use an
  * in-memory one).
  */
-export function installTracing(settings: { serviceName: string; process: string; endpoint?: string; headers?: Record<string, string> }, spanProcessor?: SpanProcessor): Tracing {
+export function installTracing(
+  settings: { serviceName: string; process: string; endpoint?: string; headers?: Record<string, string> },
+  spanProcessor?: SpanProcessor,
+  instrumentations: InstrumentationBase[] = clientInstrumentations(),
+): Tracing {
   const processor = spanProcessor ?? new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.endpoint, headers: settings.headers ?? {} }));
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': settings.serviceName, 'kb.process': settings.process }),
@@ -33,7 +42,7 @@ export function installTracing(settings: { serviceName: string; process: string;
   provider.register();
   const unregister = registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [new PgInstrumentation({ requireParentSpan: true }), new IORedisInstrumentation({ requireParentSpan: true })],
+    instrumentations,
   });
   return {
     async shutdown() {
@@ -56,8 +65,13 @@ export function installTracingFromEnv(process: 'server' | 'worker'): Tracing | u
     throw error;
   }
   if (!settings) return undefined;
-  // ES modules (the service's own, and pg and ioredis as they import them) are patched through
-  // this loader hook; it must be registered before they load.
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  return installTracing({ ...settings, process });
+  // ES imports of pg and ioredis are patched through this loader hook; it must be registered
+  // before they load. It wraps only the modules the instrumentations patch: a module it wraps is
+  // seen by its importers through a copy of its exports taken at load time, so a wrapped module's
+  // `export let` that changes later (as the metrics recorder did when installed) would stay
+  // unchanged for every importer.
+  const instrumentations = clientInstrumentations();
+  const include = [...new Set(instrumentations.flatMap((instrumentation) => instrumentation.getModuleDefinitions().map((definition) => definition.name)))];
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include } });
+  return installTracing({ ...settings, process }, undefined, instrumentations);
 }

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '@kb/config';
 import { AppError } from '@kb/core';
 import { MigrationError, StoreLockedError } from '@kb/db';
+import { adminCommand, ADMIN_USAGE } from './commands/admin.ts';
 import { keysCommand, KEYS_USAGE } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { ingestFolderCommand, INGEST_FOLDER_USAGE } from './commands/ingest-folder.ts';
@@ -16,6 +17,7 @@ Commands:
   kb keys create --label NAME [--admin] [--rpm N] [--rpd N] [--json]   create an API key (the secret is shown once)
   kb keys list [--json]                                              list API keys
   kb keys revoke ID                                                  revoke an API key
+  kb admin sessions end-all                                          end every admin session (console logins)
   kb ingest-folder <dir> [--dry-run] [--prune] [--base-url URL] [--limit=N] [--api-url URL --api-key KEY]
                                                                      ingest every Markdown file under a directory
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
@@ -53,6 +55,13 @@ async function main(argv: string[]): Promise<number> {
         return args[0] ? 0 : 1;
       }
       await keysCommand(args, config, out);
+      return 0;
+    case 'admin':
+      if (args[0] === '--help' || args[0] === undefined) {
+        out(ADMIN_USAGE);
+        return args[0] ? 0 : 1;
+      }
+      await adminCommand(args, config, out);
       return 0;
     case 'ingest-folder':
       if (args[0] === '--help' || args[0] === undefined) {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { DB } from '@kb/db';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors.ts';
@@ -8,8 +8,10 @@ export const SESSION_COOKIE = 'kb_session';
 
 /**
  * Admin sessions: a password login (KB_ADMIN_PASSWORD) yields a random token kept in an
- * HttpOnly cookie. Only the token's hash is stored, in the database, so every server process
- * recognises the session and logout ends it everywhere.
+ * HttpOnly cookie. Only a digest of the token is stored, in the database, so every server process
+ * recognises the session and logout ends it everywhere. The digest is keyed with the admin
+ * password (HMAC-SHA256): once the password changes, no session made under the old one matches,
+ * and the stored digests, without their tokens, tell nothing about the password.
  */
 export class AdminSessions {
   constructor(
@@ -34,7 +36,7 @@ export class AdminSessions {
     }
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.options.ttlMs);
-    await this.db.insertInto('admin_sessions').values({ token_hash: sha256Hex(token), expires_at: expiresAt }).execute();
+    await this.db.insertInto('admin_sessions').values({ token_hash: this.digest(token), expires_at: expiresAt }).execute();
     // Expired sessions are cleared as new ones are made.
     await this.db.deleteFrom('admin_sessions').where('expires_at', '<', new Date()).execute();
     return { token, expiresAt };
@@ -45,13 +47,24 @@ export class AdminSessions {
     const row = await this.db
       .selectFrom('admin_sessions')
       .select('token_hash')
-      .where('token_hash', '=', sha256Hex(token))
+      .where('token_hash', '=', this.digest(token))
       .where('expires_at', '>', new Date())
       .executeTakeFirst();
     return row !== undefined;
   }
 
   async logout(token: string): Promise<void> {
-    await this.db.deleteFrom('admin_sessions').where('token_hash', '=', sha256Hex(token)).execute();
+    if (!this.enabled) return;
+    await this.db.deleteFrom('admin_sessions').where('token_hash', '=', this.digest(token)).execute();
+  }
+
+  /** Ends every admin session (of every process, under any password); returns how many there were. */
+  async endAll(): Promise<number> {
+    const result = await this.db.deleteFrom('admin_sessions').executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  private digest(token: string): string {
+    return createHmac('sha256', this.options.adminPassword ?? '').update(token).digest('hex');
   }
 }

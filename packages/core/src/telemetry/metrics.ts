@@ -291,15 +291,43 @@ export class PrometheusMetrics implements Metrics {
   }
 }
 
+let current: Metrics = NO_METRICS;
+
 /**
- * The process's recorder. A live binding: modules read `metrics` at each call, so installing one
- * at start-up reaches code already loaded.
+ * The process's recorder: one object for the life of the process that hands every event to the
+ * recorder installed last. Not an `export let` swapped at start-up: a module loader hook (the
+ * tracing one wraps modules it instruments) may give importers a copy of a module's exports
+ * taken when it loaded, and a swapped binding would then stay the no-op for them.
  */
-export let metrics: Metrics = NO_METRICS;
+export const metrics: Metrics = {
+  get enabled() {
+    return current.enabled;
+  },
+  httpRequest: (route, method, status, seconds) => current.httpRequest(route, method, status, seconds),
+  httpInFlight: (delta) => current.httpInFlight(delta),
+  sseStream: (delta) => current.sseStream(delta),
+  chatMeta: (answerer, seconds) => current.chatMeta(answerer, seconds),
+  chatFirstChunk: (answerer, seconds) => current.chatFirstChunk(answerer, seconds),
+  chatAnswer: (answerer, retrieval) => current.chatAnswer(answerer, retrieval),
+  chatAborted: (answerer) => current.chatAborted(answerer),
+  search: (mode, seconds, results) => current.search(mode, seconds, results),
+  providerCall: (provider, operation, outcome, seconds) => current.providerCall(provider, operation, outcome, seconds),
+  providerTokens: (provider, operation, kind, count) => current.providerTokens(provider, operation, kind, count),
+  providerRetry: (provider, operation) => current.providerRetry(provider, operation),
+  ingested: (method, outcome, chunks) => current.ingested(method, outcome, chunks),
+  jobFinished: (type, outcome) => current.jobFinished(type, outcome),
+  rateLimited: (limit) => current.rateLimited(limit),
+  faqCache: (result) => current.faqCache(result),
+  faqGeneration: (outcome) => current.faqGeneration(outcome),
+  faqJoin: () => current.faqJoin(),
+  observeQueue: (queue, snapshot) => current.observeQueue(queue, snapshot),
+  observeJobs: (counts) => current.observeJobs(counts),
+  observeStore: (snapshot) => current.observeStore(snapshot),
+};
 
 /** Makes `recorder` the process's recorder (NO_METRICS to turn them off again). */
 export function useMetrics(recorder: Metrics): void {
-  metrics = recorder;
+  current = recorder;
 }
 
 /** Seconds since `started` (a performance.now() reading). */

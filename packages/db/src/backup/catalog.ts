@@ -7,7 +7,16 @@ export interface BackupTable {
   columns: string[];
   /** Each column's type as PostgreSQL prints it (`vector(1024)`, `timestamp with time zone`). */
   types: string[];
+  /** Which of its rows a backup holds (an SQL condition), when not all of them. */
+  where?: string;
 }
+
+/**
+ * Rows no backup holds: secrets the store makes again when it first needs them. The visitor-token
+ * signing secret stays with the store it was made in; a restored store makes a new one (visitor
+ * tokens given before then are no longer accepted, and visitors pass the bot check again).
+ */
+const NOT_BACKED_UP: Readonly<Record<string, string>> = { store_meta: `key <> 'visitor_tokens'` };
 
 /**
  * Statistics the store keeps with triggers as chunks and documents are written and removed: a
@@ -48,7 +57,11 @@ export async function readBackupTables(db: AnyDb): Promise<BackupTable[]> {
   for (const row of columns.rows) {
     if (NOT_DATA.has(row.table)) continue;
     let table = tables.get(row.table);
-    if (!table) tables.set(row.table, (table = { name: row.table, columns: [], types: [] }));
+    if (!table) {
+      table = { name: row.table, columns: [], types: [] };
+      if (NOT_BACKED_UP[row.table] !== undefined) table.where = NOT_BACKED_UP[row.table];
+      tables.set(row.table, table);
+    }
     table.columns.push(row.column);
     table.types.push(row.type);
   }

@@ -32,7 +32,7 @@ export interface WriteBackupOptions {
 
 async function countRows(trx: AnyKysely, tables: BackupTable[]): Promise<number[]> {
   if (tables.length === 0) return [];
-  const parts = tables.map((table, i) => `(select count(*) from "${table.name.replaceAll('"', '""')}")::float8 as t${i}`);
+  const parts = tables.map((table, i) => `(select count(*) from "${table.name.replaceAll('"', '""')}"${table.where === undefined ? '' : ` where ${table.where}`})::float8 as t${i}`);
   const { rows } = await sql.raw<Record<string, number>>(`select ${parts.join(', ')}`).execute(trx);
   return tables.map((_, i) => Number(rows[0]![`t${i}`]));
 }
@@ -75,7 +75,10 @@ export async function writeBackup(store: BackupStore, out: Writable | null, opti
       for (const [i, table] of tables.entries()) {
         await emit(`${JSON.stringify({ table: table.name, columns: table.columns })}\n`);
         const digest = new TableDigest();
-        const splitter = new LineSplitter();
+        const splitter = new LineSplitter(
+          undefined,
+          (n, max) => new Error(`Row ${n} of table ${table.name} is longer than ${max} bytes, the most one line of a backup holds: a backup could not restore it`),
+        );
         let rows = 0;
         const onLine = (line: Buffer) => {
           digest.add(line);

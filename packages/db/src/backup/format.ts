@@ -64,31 +64,74 @@ export class TableDigest {
 }
 
 /**
- * Splits a byte stream into lines (without their `\n`), calling `line` for each; a line that
- * spans chunks is joined. `flush()` returns what is left after the last newline.
+ * The longest line a backup may hold: one table row in COPY text format. A row holds at most one
+ * document (the largest the service takes, an OpenAPI file, is 25 MB by default, and COPY's escapes
+ * can double it) with its vector, so this leaves a wide margin while bounding the memory a damaged
+ * or hostile file can make a restore hold.
+ */
+export const MAX_BACKUP_LINE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Splits a byte stream into lines (without their `\n`), calling `line` for each. Each byte is
+ * scanned once and copied at most twice (kept, then joined once its line ends), however many
+ * chunks a line spans: the work is linear in the stream. A line longer than `maxLineBytes` stops
+ * the split with the error `tooLong` makes (given the line's number, from 1), before it is held.
+ * `flush()` returns what is left after the last newline.
  */
 export class LineSplitter {
-  private partial: Buffer | undefined;
+  /** The current line's bytes so far, from earlier chunks. */
+  private parts: Buffer[] = [];
+  private partLength = 0;
+  private lineNumber = 1;
+  /** Bytes copied to keep or join lines that span chunks (a measure of the work done). */
+  copiedBytes = 0;
+
+  constructor(
+    private readonly maxLineBytes = MAX_BACKUP_LINE_BYTES,
+    private readonly tooLong: (lineNumber: number, maxLineBytes: number) => Error = (n, max) => new Error(`Line ${n} is longer than ${max} bytes`),
+  ) {}
+
   push(chunk: Buffer, line: (bytes: Buffer) => void): void {
     let start = 0;
-    let end = chunk.indexOf(10);
-    if (end !== -1 && this.partial) {
-      line(Buffer.concat([this.partial, chunk.subarray(0, end)]));
-      this.partial = undefined;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      this.check(end - start);
+      if (this.parts.length > 0) {
+        this.parts.push(chunk.subarray(start, end));
+        const joined = Buffer.concat(this.parts, this.partLength + end - start);
+        this.copiedBytes += joined.length;
+        this.parts = [];
+        this.partLength = 0;
+        line(joined);
+      } else {
+        line(chunk.subarray(start, end));
+      }
+      this.lineNumber++;
       start = end + 1;
-      end = chunk.indexOf(10, start);
     }
-    while (end !== -1) {
-      line(chunk.subarray(start, end));
-      start = end + 1;
-      end = chunk.indexOf(10, start);
+    if (start < chunk.length) {
+      this.check(chunk.length - start);
+      // A copy: the caller may reuse the chunk's memory.
+      const kept = Buffer.from(chunk.subarray(start));
+      this.copiedBytes += kept.length;
+      this.parts.push(kept);
+      this.partLength += kept.length;
     }
-    if (start < chunk.length) this.partial = this.partial ? Buffer.concat([this.partial, chunk.subarray(start)]) : Buffer.from(chunk.subarray(start));
   }
+
   flush(): Buffer | undefined {
-    const rest = this.partial;
-    this.partial = undefined;
+    if (this.parts.length === 0) return undefined;
+    const rest = Buffer.concat(this.parts, this.partLength);
+    this.parts = [];
+    this.partLength = 0;
     return rest;
+  }
+
+  private check(more: number): void {
+    if (this.partLength + more > this.maxLineBytes) {
+      this.parts = [];
+      this.partLength = 0;
+      throw this.tooLong(this.lineNumber, this.maxLineBytes);
+    }
   }
 }
 
@@ -101,6 +144,10 @@ export type BackupEvent =
   | { kind: 'done'; tables: TableSummary[] };
 
 const END_OF_ROWS = '\\.';
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
 
 function parseJsonLine(line: Buffer, what: string): Record<string, unknown> {
   try {
@@ -165,10 +212,13 @@ async function* content(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
  * file's SHA-256 at its end. Any mismatch is a {@link BackupFileError}; a caller that writes rows
  * as they come does so in a transaction it rolls back then.
  */
-export async function* readBackupEvents(input: Readable | AsyncIterable<Buffer>, options: { rowsPerEvent?: number } = {}): AsyncGenerator<BackupEvent> {
+export async function* readBackupEvents(input: Readable | AsyncIterable<Buffer>, options: { rowsPerEvent?: number; maxLineBytes?: number } = {}): AsyncGenerator<BackupEvent> {
   const rowsPerEvent = options.rowsPerEvent ?? 256;
   const whole: Hash = createHash('sha256');
-  const splitter = new LineSplitter();
+  const splitter = new LineSplitter(
+    options.maxLineBytes ?? MAX_BACKUP_LINE_BYTES,
+    (n, max) => new BackupFileError(`The backup file is damaged: line ${n} is longer than ${formatBytes(max)}, the most one line of a backup holds (one table row).`),
+  );
   const tables: TableSummary[] = [];
   let header: BackupHeader | undefined;
   let table: { name: string; columns: string[]; digest: TableDigest; rows: number; inRows: boolean } | undefined;

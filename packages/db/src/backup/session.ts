@@ -94,7 +94,8 @@ function postgresSession(trx: AnyKysely, client: pg.Client): StoreSession {
     kind: 'postgres',
     trx,
     copyOut(table) {
-      return client.query(copyTo(`copy ${quote(table.name)} (${columnList(table)}) to stdout`)) as AsyncIterable<Buffer>;
+      const source = table.where === undefined ? `${quote(table.name)} (${columnList(table)})` : `(select ${columnList(table)} from ${quote(table.name)} where ${table.where})`;
+      return client.query(copyTo(`copy ${source} to stdout`)) as AsyncIterable<Buffer>;
     },
     copyIn(table) {
       const stream = client.query(copyFrom(`copy ${quote(table.name)} (${columnList(table)}) from stdin`));
@@ -135,7 +136,8 @@ function embeddedSession(trx: AnyKysely, kind: StoreSession['kind']): StoreSessi
       const select = table.columns
         .map((column, i) => (table.types[i] === 'boolean' ? `case when ${quote(column)} then 't' when not ${quote(column)} then 'f' end` : `${quote(column)}::text`) + ` as c${i}`)
         .join(', ');
-      await sql.raw(`declare ${cursor} no scroll cursor for select ${select} from ${quote(table.name)}`).execute(trx);
+      const where = table.where === undefined ? '' : ` where ${table.where}`;
+      await sql.raw(`declare ${cursor} no scroll cursor for select ${select} from ${quote(table.name)}${where}`).execute(trx);
       try {
         for (;;) {
           const { rows } = await sql.raw<Record<string, string | null>>(`fetch ${EMBEDDED_ROWS_PER_STATEMENT} from ${cursor}`).execute(trx);
