@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { clientAddressResolver, plainAddress } from './client-address.ts';
+import { clientAddressResolver, plainAddress, trustedPeerResolver } from './client-address.ts';
 
 function request(peer: string, forwardedFor?: string): IncomingMessage {
   const socket = { remoteAddress: peer };
@@ -50,5 +50,13 @@ describe('the client address', () => {
     expect(plainAddress('fe80::1%eth0')).toBe('fe80::1');
     expect(plainAddress('unknown')).toBeUndefined();
     expect(plainAddress(undefined)).toBeUndefined();
+  });
+
+  it("believes a proxy's forwarded scheme and host only from a trusted peer", () => {
+    expect(trustedPeerResolver(null)(request('10.0.0.2'))).toBe(false);
+    expect(trustedPeerResolver({ hops: 1 })(request('198.51.100.4'))).toBe(true);
+    const ranges = trustedPeerResolver({ ranges: ['10.0.0.0/8'] });
+    expect(ranges(request('::ffff:10.0.0.2'))).toBe(true);
+    expect(ranges(request('198.51.100.4'))).toBe(false);
   });
 });

@@ -20,6 +20,21 @@ export function plainAddress(value: string | undefined): string | undefined {
  * address the nearest untrusted hop had, as the proxies recorded it in X-Forwarded-For (each
  * appends the address it saw, so the client controls only the entries left of the proxies').
  */
+/**
+ * Whether a request came through a trusted proxy, so that its X-Forwarded-Proto and
+ * X-Forwarded-Host are the proxy's word: with a hop count, any peer is the proxy; with ranges, only a
+ * peer within them (anyone else reaching the server directly writes those headers themselves).
+ */
+export function trustedPeerResolver(trusted: TrustedProxies): (req: IncomingMessage) => boolean {
+  if (trusted === null) return () => false;
+  if ('hops' in trusted) return () => true;
+  const trust = proxyaddr.compile(trusted.ranges);
+  return (req) => {
+    const peer = plainAddress(req.socket.remoteAddress);
+    return peer !== undefined && trust(peer, 0);
+  };
+}
+
 export function clientAddressResolver(trusted: TrustedProxies): (req: IncomingMessage) => string {
   if (trusted === null) return (req) => plainAddress(req.socket.remoteAddress) ?? UNKNOWN_ADDRESS;
   const trust = 'hops' in trusted ? (_address: string, hop: number) => hop < trusted.hops : proxyaddr.compile(trusted.ranges);

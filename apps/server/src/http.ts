@@ -12,7 +12,7 @@ import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { createAdminRoutes } from './admin-route.ts';
-import { clientAddressResolver } from './client-address.ts';
+import { clientAddressResolver, trustedPeerResolver } from './client-address.ts';
 import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
 import { handleBackupRoute } from './backup-route.ts';
 import { handleChatRoute } from './chat-route.ts';
@@ -141,9 +141,9 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
  * names this server whatever DNS says: a loopback name or an address literal. Any other name is
  * the client's to choose (a DNS-rebinding page sends its own), so it makes no origin "own".
  */
-function selfOrigin(req: IncomingMessage, secure: boolean, trustProxy: boolean, publicOrigin: string | undefined): string | undefined {
+function selfOrigin(req: IncomingMessage, secure: boolean, proxied: boolean, publicOrigin: string | undefined): string | undefined {
   if (publicOrigin !== undefined) return publicOrigin;
-  const forwarded = trustProxy ? req.headers['x-forwarded-host'] : undefined;
+  const forwarded = proxied ? req.headers['x-forwarded-host'] : undefined;
   const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || req.headers.host;
   if (!host) return undefined;
   const origin = `${secure ? 'https' : 'http'}://${host}`;
@@ -200,6 +200,7 @@ export interface HttpAppOptions {
 export function createHttpApp(services: Services, options: HttpAppOptions = {}): HttpApp {
   const { config, logger } = services;
   const clientAddress = clientAddressResolver(config.server.trustedProxies);
+  const fromTrustedProxy = trustedPeerResolver(config.server.trustedProxies);
   const document = buildOpenApiDocument({ version: SERVICE_VERSION });
   const openApiDocument = JSON.stringify(document);
   const operations = operationIndex(document.paths ?? {}, API_BASE_PATH);
@@ -476,15 +477,14 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
   });
 
   function serveRequest(req: KbRequest, res: ServerResponse, log: Logger, started: bigint): void {
-    const secure =
-      (req.socket as { encrypted?: boolean }).encrypted === true ||
-      (config.server.trustProxy && req.headers['x-forwarded-proto'] === 'https');
+    const proxied = fromTrustedProxy(req);
+    const secure = (req.socket as { encrypted?: boolean }).encrypted === true || (proxied && req.headers['x-forwarded-proto'] === 'https');
     const meta: RequestMeta = {
       requestId: res.getHeader('X-Request-Id') as string,
       log,
       ip: clientAddress(req),
       secure,
-      selfOrigin: selfOrigin(req, secure, config.server.trustProxy, config.server.publicOrigin),
+      selfOrigin: selfOrigin(req, secure, proxied, config.server.publicOrigin),
       path: (req.url ?? '/').split('?')[0]!,
       route: 'unmatched',
     };
