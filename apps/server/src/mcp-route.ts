@@ -50,12 +50,12 @@ function messagesOf(body: unknown): JsonRpcMessage[] {
 
 /**
  * What a publishable key does with this request, for its budgets as on REST: asking is an
- * answer, searching a question, anything else (listing, reading) a read.
+ * answer, searching or getting context a question, anything else (listing, reading) a read.
  */
 function publishableUse(messages: readonly JsonRpcMessage[]): PublishableUse {
   const tools = messages.filter((m) => m.method === 'tools/call').map((m) => m.params?.name);
   if (tools.includes('ask')) return 'answer';
-  if (tools.includes('search')) return 'question';
+  if (tools.includes('search') || tools.includes('get_context')) return 'question';
   return 'read';
 }
 

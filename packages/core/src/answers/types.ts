@@ -49,7 +49,7 @@ export function headingAnchor(heading: string): string {
 }
 
 /** The anchor of a passage's section: its last heading, when it is below the document's title. */
-function sectionAnchor(headingPath: string): string | undefined {
+export function sectionAnchor(headingPath: string): string | undefined {
   const headings = headingPath.split(' > ');
   if (headings.length < 2) return undefined;
   const anchor = headingAnchor(headings.at(-1)!);
