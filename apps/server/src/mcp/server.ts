@@ -57,6 +57,7 @@ const askOutput = z.object({
     z.object({
       n: z.number().int().describe('The number the answer cites'),
       title: z.string(),
+      section: z.string().optional().describe('The heading of the section the answer drew on'),
       url: z.string().optional(),
       documentId: z.string(),
       namespace: z.string(),
@@ -334,11 +335,12 @@ export function createKbMcpServer(ctx: RequestContext, options: { version: strin
       );
       await progress('Searching the documentation');
       let answer = '';
-      let sources: Array<{ title: string; url?: string; documentId: string; namespace: string; slug: string }> = [];
+      let sources: Array<{ title: string; section?: string; url?: string; documentId: string; namespace: string; slug: string }> = [];
       for await (const event of prepared.events(extra.signal)) {
         if (event.type === 'meta') {
           sources = event.sources.map((s) => ({
             title: s.title,
+            ...(s.section !== undefined ? { section: s.section } : {}),
             ...(s.url !== undefined ? { url: s.anchor !== undefined ? `${s.url}#${s.anchor}` : s.url } : {}),
             documentId: s.documentId,
             namespace: s.namespace,
@@ -354,7 +356,7 @@ export function createKbMcpServer(ctx: RequestContext, options: { version: strin
       extra.signal.throwIfAborted();
       await progress('Done');
       const numbered = sources.map((s, i) => ({ n: i + 1, ...s }));
-      const list = numbered.map((s) => `[${s.n}] ${s.title}${s.url ? ` — ${s.url}` : ''} (documentId: ${s.documentId})`).join('\n');
+      const list = numbered.map((s) => `[${s.n}] ${s.title}${s.section ? ` › ${s.section}` : ''}${s.url ? ` — ${s.url}` : ''} (documentId: ${s.documentId})`).join('\n');
       return result(`${answer.trim()}${list ? `\n\nSources:\n${list}` : ''}`, {
         answer,
         sources: numbered,

@@ -594,6 +594,8 @@ export interface components {
             url?: string;
             /** @description With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor */
             anchor?: string;
+            /** @description The heading of that section, when it is below the title */
+            section?: string;
         };
         /** @description The vote on an answer */
         AnswerFeedback: {
@@ -724,6 +726,11 @@ export interface components {
                 visitorRateLimitRpm: number | null;
                 visitorRateLimitRpd: number | null;
             };
+            /**
+             * @description Who writes the answers: model (a language model, from the passages) or extractive (the built-in answerer, quoting the passages)
+             * @enum {string}
+             */
+            answerer: "model" | "extractive";
         };
         VisitorToken: {
             visitorToken: string;
@@ -2874,7 +2881,8 @@ export interface operations {
                      *       "limits": {
                      *         "visitorRateLimitRpm": 10,
                      *         "visitorRateLimitRpd": 100
-                     *       }
+                     *       },
+                     *       "answerer": "model"
                      *     }
                      */
                     "application/json": components["schemas"]["AssistantConfig"];
