@@ -142,7 +142,7 @@ describe.each(modes)('POST /api/v1/context (%s)', (_mode, kind, redis) => {
     expect(cache.results[0]).not.toHaveProperty('anchor');
   });
 
-  it('records searches and context calls alike through every door: REST, tRPC and MCP, in the query log and the metrics', async () => {
+  it('records searches, context calls and answers alike through every door: REST, tRPC and MCP, in the query log and the metrics', async () => {
     const scrape = async () => parseMetrics(await (await service.api('/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
     const before = await scrape();
     const secret = await service.services.keys.create({ label: 'doors secret' });
@@ -156,17 +156,23 @@ describe.each(modes)('POST /api/v1/context (%s)', (_mode, kind, redis) => {
     expect(searched.isError).toBeFalsy();
     const got = (await client.callTool({ name: 'get_context', arguments: { question: 'mcp context for orbit' } })) as CallToolResult;
     expect(got.isError).toBeFalsy();
+    // Answering too: the chat use case records itself, whether REST or MCP asked.
+    const asked = (await client.callTool({ name: 'ask', arguments: { question: 'mcp ask about orbit' } })) as CallToolResult;
+    expect(asked.isError).toBeFalsy();
     await client.close();
+    expect((await service.api('/api/v1/chat', { method: 'POST', key: secret.key, json: { message: 'rest ask about orbit', stream: false } })).status).toBe(200);
 
     const after = await scrape();
     const moved = (name: string, labels: Record<string, string> = {}) => sumOf(after, name, labels) - sumOf(before, name, labels);
     expect(moved('kb_search_duration_seconds_count', { mode: 'hybrid' })).toBe(3);
     expect(moved('kb_context_duration_seconds_count')).toBe(2);
+    expect(moved('kb_chat_answers_total', { answerer: 'extractive' })).toBe(2);
 
     await service.services.queryLog.flush();
     const rows = await service.services.database.db.selectFrom('query_log').select(['query', 'kind', 'api_key_id']).where('api_key_id', '=', secret.id).execute();
-    expect(rows.map((r) => r.query).sort()).toEqual(['mcp context for orbit', 'mcp search for orbit', 'rest context for orbit', 'rest search for orbit', 'trpc search for orbit']);
-    expect(rows.every((r) => r.kind === 'search')).toBe(true);
+    const logged = (kind: string) => rows.filter((r) => r.kind === kind).map((r) => r.query).sort();
+    expect(logged('search')).toEqual(['mcp context for orbit', 'mcp search for orbit', 'rest context for orbit', 'rest search for orbit', 'trpc search for orbit']);
+    expect(logged('chat')).toEqual(['mcp ask about orbit', 'rest ask about orbit']);
   });
 
   describe('security', () => {
