@@ -212,7 +212,7 @@ describe.each(kinds)('publishable and scoped keys (%s)', (kind) => {
     const ok = await config(SITE);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe(SITE);
-    expect(await json(ok)).toEqual({ namespaces: ['user_docs'], botCheck: null, limits: { visitorRateLimitRpm: 0, visitorRateLimitRpd: 100 } });
+    expect(await json(ok)).toEqual({ namespaces: ['user_docs'], botCheck: null, limits: { visitorRateLimitRpm: 0, visitorRateLimitRpd: 100 }, answerer: 'extractive' });
     const notAllowed = await config('https://evil.example');
     expect(notAllowed.status).toBe(403);
     // Readable by that page, so that it can say so.

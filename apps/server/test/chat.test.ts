@@ -76,7 +76,7 @@ describe.each(kinds)('POST /api/v1/chat and GET /api/v1/conversations, built-in 
       type: 'meta',
       conversationId: expect.any(String),
       messageId: expect.any(String),
-      sources: [{ title: 'Install Hugo', documentId: installId, slug: 'install', namespace: 'user_docs' }],
+      sources: [{ title: 'Install Hugo', documentId: installId, slug: 'install', namespace: 'user_docs', section: 'Linux' }],
     });
     expect(rest.length).toBeGreaterThan(1);
     expect(rest.every((e) => e.type === 'chunk')).toBe(true);

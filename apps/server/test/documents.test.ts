@@ -116,7 +116,7 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
       await service.api('/api/v1/chat', { method: 'POST', key: admin, json: { message: 'How do I run the installer?', source: 'user_docs', stream: false } }),
     );
     // The link goes to the section the answer drew on (its heading's anchor).
-    expect(chat.sources).toContainEqual({ title: 'Guide', documentId, slug: 'guide', namespace: 'user_docs', url: 'https://docs.example.com/guide/', anchor: 'install' });
+    expect(chat.sources).toContainEqual({ title: 'Guide', documentId, slug: 'guide', namespace: 'user_docs', url: 'https://docs.example.com/guide/', anchor: 'install', section: 'Install' });
   });
 
   it('collapses a passage repeated word for word by other documents to the best-ranked one', async () => {

@@ -41,7 +41,7 @@ describe('kb mcp (stdio, relaying to a running server)', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'kb' });
     expect(client.getInstructions()).toContain('1 document');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'fetch_document', 'list_namespaces', 'search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'fetch_document', 'get_context', 'list_namespaces', 'search']);
     const found = (await client.callTool({ name: 'search', arguments: { query: 'restore a backup' } })) as CallToolResult;
     expect((found.structuredContent as { results: Array<{ documentId: string }> }).results[0]!.documentId).toBe(documentId);
     const doc = (await client.callTool({ name: 'fetch_document', arguments: { url: 'https://docs.example.com/backups' } })) as CallToolResult;

@@ -101,6 +101,14 @@ export class AssistantApi {
     return this.json('/chat/feedback', { method: 'POST', headers: this.headers(true), body: JSON.stringify(input) });
   }
 
+  /**
+   * The FAQ of a topic (public, cached by the server for days): its "## Question?" headings are
+   * questions the documentation answers, shown to a new reader as examples.
+   */
+  faq(topic: string, source: string): Promise<{ content: string }> {
+    return this.json(`/faq?${new URLSearchParams({ q: topic, source })}`, { method: 'GET', headers: this.headers(false) });
+  }
+
   /** A conversation this key started. */
   conversation(id: string): Promise<Conversation> {
     return this.json(`/conversations/${encodeURIComponent(id)}`, { method: 'GET', headers: this.headers(false) });

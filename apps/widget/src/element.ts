@@ -52,6 +52,8 @@ export function parseShortcut(value: string | null): Shortcut | undefined {
 
 interface Turn {
   question: string;
+  /** The question as shown: where the view scrolls to when its answer comes. */
+  asked: HTMLElement;
   answer: string;
   sources: Source[];
   messageId?: string;
@@ -81,7 +83,6 @@ export class KbAssistant extends HTMLElement {
   #shortcut: Shortcut | undefined;
   #theme = new CSSStyleSheet();
   #media = matchMedia('(prefers-color-scheme: dark)');
-  #reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
   #botCheck: Promise<void> | undefined;
   /** Counts conversations opened from the history, so that a late answer for an earlier one is dropped. */
   #opening = 0;
@@ -103,6 +104,12 @@ export class KbAssistant extends HTMLElement {
   #live!: HTMLDivElement;
   #notice!: HTMLDivElement;
   #challenge!: HTMLDivElement;
+  #foot!: HTMLParagraphElement;
+  /** Example questions from the FAQ, fetched once, the first time the dialog opens. */
+  #suggested: Promise<void> | undefined;
+  #suggestions: string[] = [];
+  /** Where the view was scrolled to show the latest question; a reader who scrolls elsewhere is left there. */
+  #pinnedAt: number | undefined;
 
   constructor() {
     super();
@@ -147,6 +154,7 @@ export class KbAssistant extends HTMLElement {
     this.#launcher.setAttribute('aria-expanded', 'true');
     this.#showChat();
     this.#input.focus();
+    void this.#suggest();
     this.dispatchEvent(new CustomEvent('kb-assistant-open', { bubbles: true, composed: true }));
   }
 
@@ -196,8 +204,13 @@ export class KbAssistant extends HTMLElement {
     this.#history = this.#attr('history') === 'off' ? undefined : new History(safeLocalStorage(), `kb-assistant:${key}`);
     this.#historyButton.hidden = !this.#history;
     this.#config = this.#api.config();
+    this.#suggested = undefined;
+    this.#suggestions = [];
     this.#config.then(
-      () => this.#setNotice(undefined),
+      (config) => {
+        this.#setNotice(undefined);
+        this.#foot.textContent = disclaimer(config.answerer);
+      },
       (error: unknown) => {
         const problem = describeError(error);
         if (problem.kind === 'forbidden' || problem.kind === 'key') {
@@ -254,7 +267,7 @@ export class KbAssistant extends HTMLElement {
       this.#scroll,
       this.#challenge,
       this.#form,
-      h('p', { class: 'foot' }, 'Answers are written by AI from the documentation and may be wrong.'),
+      (this.#foot = h('p', { class: 'foot' }, disclaimer(undefined))),
       this.#live,
     );
     this.#wrapper = h('div', { class: 'root' }, this.#launcher, this.#backdrop, this.#panel);
@@ -359,12 +372,48 @@ export class KbAssistant extends HTMLElement {
   }
 
   #renderWelcome(): void {
-    const examples = (this.#attr('examples') ?? '').split('|').map((text) => text.trim()).filter(Boolean).slice(0, 6);
+    const given = this.#givenExamples();
+    const examples = given ?? this.#suggestions;
     this.#welcome.replaceChildren(h('p', {}, this.#attr('welcome') ?? 'Ask anything about the documentation. Answers cite the pages they come from.'));
     if (examples.length > 0) {
       this.#welcome.append(h('ul', { class: 'examples', 'aria-label': 'Example questions' }, ...examples.map((text) => h('li', {}, h('button', { type: 'button', onClick: () => void this.#ask(text) }, text)))));
     }
     this.#welcome.hidden = this.#turns.length > 0;
+  }
+
+  /** The page's own example questions (`examples`), none when it says `none`; undefined: not given, so the FAQ's are used. */
+  #givenExamples(): string[] | undefined {
+    const attribute = this.#attr('examples');
+    if (attribute === undefined) return undefined;
+    if (attribute.toLowerCase() === 'none') return [];
+    return attribute.split('|').map((text) => text.trim()).filter(Boolean).slice(0, 6);
+  }
+
+  /**
+   * Example questions for a new reader when the page gives none: the questions of the FAQ about
+   * the page's own topic (its main heading, else its title), which the server keeps cached. Quietly
+   * none when the FAQ has nothing or refuses (its limits, a bot check not yet passed).
+   */
+  #suggest(): Promise<void> {
+    if (this.#givenExamples() !== undefined || this.#turns.length > 0 || !this.#api || !this.#config) return Promise.resolve();
+    const api = this.#api;
+    this.#suggested ??= (async () => {
+      try {
+        const config = await this.#config!;
+        const topic = pageTopic();
+        if (!topic || (config.botCheck && !api.visitorToken)) return;
+        const readable = this.#namespaces(config) ?? config.namespaces;
+        const source = readable.includes('user_docs') ? 'user_docs' : readable[0];
+        if (!source) return;
+        const faq = await api.faq(topic, source);
+        if (api !== this.#api) return;
+        this.#suggestions = faqQuestions(faq.content).slice(0, 4);
+        this.#renderWelcome();
+      } catch {
+        // No examples: the reader can still ask.
+      }
+    })();
+    return this.#suggested;
   }
 
   #showChat(): void {
@@ -476,7 +525,7 @@ export class KbAssistant extends HTMLElement {
       const turn = this.#addTurn(message.content);
       if (reply) {
         turn.answer = reply.content;
-        turn.sources = (reply.sources ?? []).map((source) => ({ title: source.title, documentId: '', slug: '', namespace: '', ...(source.url ? { url: source.url } : {}), ...(source.anchor ? { anchor: source.anchor } : {}) }));
+        turn.sources = (reply.sources ?? []).map((source) => ({ title: source.title, documentId: '', slug: '', namespace: '', ...(source.url ? { url: source.url } : {}), ...(source.anchor ? { anchor: source.anchor } : {}), ...(source.section ? { section: source.section } : {}) }));
         if (reply.id) turn.messageId = reply.id;
         if (reply.vote) turn.vote = reply.vote;
         if (reply.interrupted) turn.interrupted = true;
@@ -484,15 +533,17 @@ export class KbAssistant extends HTMLElement {
       turn.view.finish(turn);
     }
     this.#welcome.hidden = this.#turns.length > 0;
-    this.#scrollToEnd(true);
+    const last = this.#turns.at(-1);
+    if (last) this.#showQuestion(last, true);
   }
 
   #addTurn(question: string): Turn {
     const view = new AnswerView(this);
-    const turn: Turn = { question, answer: '', sources: [], view };
+    const asked = h('div', { class: 'msg user' }, h('p', {}, h('span', { class: 'sr' }, 'You asked: '), question));
+    const turn: Turn = { question, asked, answer: '', sources: [], view };
     this.#turns.push(turn);
     this.#welcome.hidden = true;
-    this.#messages.append(h('div', { class: 'msg user' }, h('p', {}, h('span', { class: 'sr' }, 'You asked: '), question)), view.element);
+    this.#messages.append(asked, view.element);
     return turn;
   }
 
@@ -507,7 +558,7 @@ export class KbAssistant extends HTMLElement {
     const api = this.#api!;
     const turn = retrying ?? this.#addTurn(question);
     turn.view.start();
-    this.#scrollToEnd(true);
+    this.#showQuestion(turn, true);
     const controller = new AbortController();
     this.#stream = controller;
     this.#setBusy(true);
@@ -528,12 +579,12 @@ export class KbAssistant extends HTMLElement {
         } else if (event.type === 'chunk') {
           turn.answer += event.text;
           turn.view.update(turn.answer);
-          this.#scrollToEnd(false);
         } else {
           turn.view.fail(event.message, () => this.#retry(turn));
         }
       }
       turn.view.finish(turn);
+      this.#showQuestion(turn, false);
       this.#announce(`Answer: ${turn.view.text()}`);
     } catch (error) {
       if (controller.signal.aborted) {
@@ -641,16 +692,43 @@ export class KbAssistant extends HTMLElement {
     setTimeout(() => (this.#live.textContent = text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text), 50);
   }
 
-  #scrollToEnd(force: boolean): void {
+  /**
+   * Scrolls the question to the top of the view, so that its answer reads from its beginning as it
+   * comes (the view does not follow the end). Again once it is complete (`first` false) only if the
+   * reader has not scrolled since.
+   */
+  #showQuestion(turn: Turn, first: boolean): void {
     const scroll = this.#scroll;
-    const nearEnd = scroll.scrollHeight - scroll.scrollTop - scroll.clientHeight < 120;
-    if (!force && !nearEnd) return;
-    requestAnimationFrame(() => scroll.scrollTo({ top: scroll.scrollHeight, behavior: this.#reducedMotion.matches || !force ? 'auto' : 'smooth' }));
+    if (!first && (this.#pinnedAt === undefined || Math.abs(scroll.scrollTop - this.#pinnedAt) > 2)) return;
+    requestAnimationFrame(() => {
+      const top = turn.asked.getBoundingClientRect().top - scroll.getBoundingClientRect().top + scroll.scrollTop - 8;
+      scroll.scrollTo({ top: Math.max(0, top), behavior: 'auto' });
+      this.#pinnedAt = scroll.scrollTop;
+    });
   }
 }
 
 function storedSource(source: Source): StoredSource {
-  return { title: source.title, ...(source.url ? { url: source.url } : {}), ...(source.anchor ? { anchor: source.anchor } : {}) };
+  return { title: source.title, ...(source.url ? { url: source.url } : {}), ...(source.anchor ? { anchor: source.anchor } : {}), ...(source.section ? { section: source.section } : {}) };
+}
+
+/** The footer's words, true of whoever writes the answers (the server's config says). */
+function disclaimer(answerer: AssistantConfig['answerer'] | undefined): string {
+  if (answerer === 'model') return 'Answers are written by AI from the documentation and may be wrong. Check the sources.';
+  if (answerer === 'extractive') return 'Answers are passages quoted from the documentation and may miss your point. Check the sources.';
+  return 'Answers come from the documentation. Check the sources.';
+}
+
+/** What the page is about: its main heading, else its title. */
+function pageTopic(): string | undefined {
+  const heading = document.querySelector('main h1, article h1, h1')?.textContent;
+  const topic = (heading?.trim() ? heading : document.title).replace(/\s+/g, ' ').trim();
+  return topic ? topic.slice(0, 200) : undefined;
+}
+
+/** The questions of an FAQ's Markdown: its "## Question?" headings. */
+export function faqQuestions(markdown: string): string[] {
+  return [...markdown.matchAll(/^##[ \t]+(.+?)[ \t#]*$/gm)].map((match) => match[1]!.trim()).filter((question) => question.endsWith('?') && question.length <= 200);
 }
 
 /** A source's link: its document's address, with the section's anchor when the server gives one. */
@@ -707,7 +785,8 @@ class AnswerView {
         () => done('Copy failed'),
       );
     });
-    return h('div', { class: 'code' }, pre, copy);
+    // Above the code, never over it: a long line scrolls under nothing.
+    return h('div', { class: 'code' }, h('div', { class: 'bar' }, copy), pre);
   }
 
   text(): string {
@@ -732,7 +811,8 @@ class AnswerView {
             {},
             ...turn.sources.map((source) => {
               const href = sourceHref(source);
-              return h('li', {}, href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, source.title) : source.title);
+              const section = source.section && source.section !== source.title ? h('span', { class: 'section' }, source.section) : null;
+              return h('li', {}, href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, source.title) : source.title, section);
             }),
           ),
         ),
@@ -766,8 +846,8 @@ class AnswerView {
 
   #feedback(turn: Turn): HTMLElement {
     const status = h('span', { class: 'thanks', role: 'status' });
-    const up = h('button', { type: 'button', class: 'icon', 'aria-label': 'Helpful', title: 'Helpful', 'aria-pressed': String(turn.vote?.rating === 'up') }, icon(ICONS.up));
-    const down = h('button', { type: 'button', class: 'icon', 'aria-label': 'Not helpful', title: 'Not helpful', 'aria-pressed': String(turn.vote?.rating === 'down') }, icon(ICONS.down));
+    const up = h('button', { type: 'button', class: 'vote', 'aria-pressed': String(turn.vote?.rating === 'up') }, icon(ICONS.up, 16), 'Helpful');
+    const down = h('button', { type: 'button', class: 'vote', 'aria-pressed': String(turn.vote?.rating === 'down') }, icon(ICONS.down, 16), 'Not helpful');
     const form = h('form', { class: 'reasons', hidden: true });
     const wrapper = h('div', {}, h('div', { class: 'feedback', role: 'group', 'aria-label': 'Was this answer helpful?' }, up, down, status), form);
     const show = (vote: Vote | undefined) => {

@@ -8,6 +8,8 @@ export interface StoredSource {
   title: string;
   url?: string;
   anchor?: string;
+  /** The heading of the section the answer drew on. */
+  section?: string;
 }
 
 export type Vote = { rating: 'up' | 'down'; reasons?: string[]; note?: string };

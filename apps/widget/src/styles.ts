@@ -57,6 +57,7 @@ header h2 svg{color:var(--accent)}
 .dark .answer a,.dark .sources a{color:#a5b4fc}
 .answer code{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--code);border-radius:4px;padding:1px 4px}
 .answer pre{margin:0;overflow-x:auto;padding:12px;background:var(--code);border:1px solid var(--line);border-radius:8px}
+.answer .code pre{border:0;border-radius:0}
 .answer pre code{padding:0;background:none;white-space:pre}
 .answer blockquote{border-left:3px solid var(--line);padding-left:10px;color:var(--muted)}
 .answer hr{border:0;border-top:1px solid var(--line)}
@@ -64,9 +65,9 @@ header h2 svg{color:var(--accent)}
 .answer table{border-collapse:collapse;font-size:14px}
 .answer th,.answer td{border:1px solid var(--line);padding:4px 8px}
 .answer .align-center{text-align:center}.answer .align-right{text-align:right}
-.code{position:relative}
-.code pre{padding-right:84px}
-.copy{position:absolute;top:6px;right:6px;display:inline-flex;gap:4px;align-items:center;font-size:12px;padding:4px 8px;border-radius:6px;background:var(--bg);border:1px solid var(--line);color:var(--muted)}
+.code{border:1px solid var(--line);border-radius:8px;overflow:hidden;background:var(--code)}
+.code .bar{display:flex;justify-content:flex-end;padding:3px 4px;border-bottom:1px solid var(--line);background:var(--soft)}
+.copy{display:inline-flex;gap:4px;align-items:center;font-size:12px;padding:3px 8px;border-radius:6px;color:var(--muted)}
 .copy:hover{color:var(--fg)}
 .typing::after{content:"";display:inline-block;width:8px;height:15px;margin-left:2px;vertical-align:-2px;background:var(--accent);animation:blink 1s steps(2) infinite}
 @keyframes blink{50%{opacity:0}}
@@ -75,6 +76,7 @@ header h2 svg{color:var(--accent)}
 .sources h3{margin:0 0 4px;font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
 .sources ol{margin:0;padding-left:20px;font-size:14px}
 .sources li{margin:2px 0}
+.sources .section{display:block;font-size:13px;color:var(--muted)}
 
 .note{font-size:13px;color:var(--muted);margin:4px 0}
 .error{color:var(--danger);font-size:14px;margin:6px 0;display:flex;flex-wrap:wrap;align-items:center;gap:8px}
@@ -82,9 +84,10 @@ header h2 svg{color:var(--accent)}
 .pill{border:1px solid var(--line);border-radius:999px;padding:4px 12px;font-size:13px;background:var(--bg);color:var(--fg)}
 .pill:hover:not(:disabled){border-color:var(--accent)}
 
-.feedback{display:flex;align-items:center;gap:2px;color:var(--muted);font-size:13px}
-.feedback .icon{width:30px;height:30px}
-.feedback .icon[aria-pressed=true]{color:var(--accent);background:var(--soft)}
+.feedback{display:flex;align-items:center;gap:6px;color:var(--muted);font-size:13px}
+.vote{display:inline-flex;align-items:center;gap:5px;border:1px solid var(--line);border-radius:999px;padding:4px 10px;font-size:13px;color:var(--muted);background:var(--bg)}
+.vote:hover{color:var(--fg);border-color:var(--accent)}
+.vote[aria-pressed=true]{color:var(--accent);border-color:var(--accent);background:var(--soft)}
 .feedback .thanks{margin-left:6px}
 .reasons{margin:8px 0 0;padding:12px;border:1px solid var(--line);border-radius:10px;background:var(--soft)}
 .reasons fieldset{border:0;margin:0;padding:0}

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeKey, type FakeServer } from './fake-server.ts';
+import { FAQ_QUESTIONS, startFakeServer, type FakeKey, type FakeServer } from './fake-server.ts';
 import { axeViolations, chromiumAvailable, launchBrowser, SCREENSHOTS, startHostPage } from './harness.ts';
 
 /**
@@ -107,9 +107,20 @@ describe.runIf(chromiumAvailable())('the assistant on a strict, hostile page', (
     expect(await answer.textContent()).toContain('<img src=x onerror="window.pwned=1">');
     expect(await answer.locator('img, script').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
-    // The code block has a copy button.
+    // A source shows its page and the section the answer drew on.
+    expect(await sources.getByRole('listitem').first().innerText()).toBe('Install <b>guide</b>\nRequirements');
+    // The code block has a copy button, above the code and not over it.
     expect(await answer.locator('pre').textContent()).toBe('pnpm start <script>alert(1)</script>');
-    expect(await answer.getByRole('button', { name: 'Copy code' }).isVisible()).toBe(true);
+    const copy = answer.getByRole('button', { name: 'Copy code' });
+    expect(await copy.isVisible()).toBe(true);
+    const [copyBox, codeBox] = [(await copy.boundingBox())!, (await answer.locator('pre').boundingBox())!];
+    expect(copyBox.y + copyBox.height).toBeLessThanOrEqual(codeBox.y);
+    // The votes say what they mean in words, not only with a thumb.
+    expect(await answer.getByRole('button', { name: 'Helpful', exact: true }).innerText()).toBe('Helpful');
+    expect(await answer.getByRole('button', { name: 'Not helpful' }).innerText()).toBe('Not helpful');
+    // The disclaimer is true of the answerer the server says it has (extractive here).
+    expect(await dialog().getByText(/^Answers are passages quoted from the documentation/).isVisible()).toBe(true);
+    expect(await dialog().textContent()).not.toContain('written by AI');
     // The finished answer is announced once, whole.
     await expect.poll(() => page.locator('#kb-live').textContent()).toContain('Answer: To install, run pnpm install');
     await page.screenshot({ path: join(SCREENSHOTS, '02-answer-desktop.png') });
@@ -171,6 +182,30 @@ describe.runIf(chromiumAvailable())('the assistant on a strict, hostile page', (
     expect(await refused.getByRole('button', { name: 'Retry' }).isDisabled()).toBe(true);
   });
 
+  it('shows a long answer from its beginning, with its question at the top, not its end', async () => {
+    const input = dialog().getByRole('textbox', { name: 'Your question' });
+    await input.fill('Could I have a long answer?');
+    await input.press('Enter');
+    const long = answers().nth(4);
+    await expect.poll(() => long.getAttribute('aria-busy'), { timeout: 15_000 }).toBeNull();
+    await expect.poll(() => long.textContent()).toContain('The last line of the long answer.');
+    await page.waitForTimeout(100);
+    const seen = await page.evaluate(() => {
+      const root = document.querySelector('kb-assistant')!.shadowRoot!;
+      const view = root.querySelector('.scroll')!.getBoundingClientRect();
+      const question = [...root.querySelectorAll('.msg.user')].at(-1)!.getBoundingClientRect();
+      const answer = [...root.querySelectorAll('.answer')].at(-1)!;
+      const first = answer.firstElementChild!.getBoundingClientRect();
+      const last = answer.lastElementChild!.getBoundingClientRect();
+      return { question: question.top - view.top, first: first.bottom <= view.bottom, last: last.top < view.bottom };
+    });
+    expect(seen.question).toBeGreaterThanOrEqual(0);
+    expect(seen.question).toBeLessThan(40);
+    expect(seen.first).toBe(true);
+    expect(seen.last).toBe(false);
+    await page.screenshot({ path: join(SCREENSHOTS, '07-long-answer-desktop.png') });
+  });
+
   it('passes an axe-core scan with no serious or critical violation, and broke no rule of the page', async () => {
     const violations = await axeViolations(page);
     expect(violations.map((violation) => `${violation.id}: ${violation.help} ${JSON.stringify(violation.nodes.map((node) => node.target))}`)).toEqual([]);
@@ -229,6 +264,35 @@ describe.runIf(chromiumAvailable())('the assistant on a strict, hostile page', (
     } finally {
       await phone.close();
     }
+  });
+
+  it('shows a new reader example questions from the FAQ of the page\'s topic when the page gives none', async () => {
+    const plain = await startHostPage({ server: server.url, key: KEY, host: 'localhost' });
+    keys.find((key) => key.key === KEY)!.origins.push(plain.origin);
+    const asked = server.faqs.length;
+    for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      const other = await browser.newContext({ viewport, ...(name === 'phone' ? { deviceScaleFactor: 2, isMobile: true, hasTouch: true } : {}) });
+      try {
+        const tab = await other.newPage();
+        await tab.goto(plain.url);
+        await tab.getByRole('button', { name: 'Ask AI' }).click();
+        const examples = tab.getByRole('dialog').getByRole('list', { name: 'Example questions' });
+        await expect.poll(() => examples.getByRole('button').allInnerTexts()).toEqual(FAQ_QUESTIONS.slice(0, 4));
+        await tab.screenshot({ path: join(SCREENSHOTS, `08-faq-examples-${name}.png`) });
+        await examples.getByRole('button', { name: FAQ_QUESTIONS[0] }).click();
+        await expect.poll(() => tab.getByRole('dialog').getByRole('article').first().getAttribute('aria-busy'), { timeout: 15_000 }).toBeNull();
+        await tab.screenshot({ path: join(SCREENSHOTS, `09-faq-example-answered-${name}.png`) });
+      } finally {
+        await other.close();
+      }
+    }
+    // Asked once a page, for the page's main heading, in the namespace the key reads.
+    expect(server.faqs.slice(asked)).toEqual([
+      { q: 'Example documentation', source: 'user_docs' },
+      { q: 'Example documentation', source: 'user_docs' },
+    ]);
+    expect(server.chats.at(-1)!.message).toBe(FAQ_QUESTIONS[0]);
+    await plain.close();
   });
 
   it('tells a page whose origin the key does not allow that it may not use the assistant', async () => {

@@ -134,6 +134,8 @@ describe.runIf(chromiumAvailable())('the assistant against the real server', () 
     expect(await answer.textContent()).toContain('brew install tool');
     const sources = answer.getByRole('region', { name: 'Sources' });
     expect(await sources.getByRole('link', { name: 'Install' }).getAttribute('href')).toBe('https://docs.example.com/install');
+    // The server answers with a model here, and its config says so: the disclaimer is that one.
+    expect(await dialog().getByText(/^Answers are written by AI from the documentation/).isVisible()).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'e2e-01-answer-desktop.png') });
   });
 

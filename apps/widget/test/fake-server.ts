@@ -16,6 +16,8 @@ export interface FakeKey {
   origins: string[];
   namespaces: string[];
   botCheck?: { provider: 'turnstile' | 'hcaptcha'; siteKey: string };
+  /** Who writes the answers, as the server's config says (default extractive). */
+  answerer?: 'model' | 'extractive';
 }
 
 export interface ChatRequest {
@@ -32,6 +34,7 @@ export interface FakeServer {
   feedback: Array<{ messageId: string; rating: string; reasons?: string[]; note?: string }>;
   configs: Array<{ origin: string | undefined; status: number }>;
   visitors: string[];
+  faqs: Array<{ q: string | null; source: string | null }>;
   close(): Promise<void>;
 }
 
@@ -48,17 +51,24 @@ export const ANSWER = [
 ].join('\n');
 
 export const SOURCES = [
-  { title: 'Install <b>guide</b>', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://docs.example.com/install', anchor: 'requirements' },
+  { title: 'Install <b>guide</b>', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://docs.example.com/install', anchor: 'requirements', section: 'Requirements' },
   { title: 'Configuration', documentId: 'd2', slug: 'configuration', namespace: 'user_docs', url: 'https://docs.example.com/configuration' },
 ];
 
 const VISITOR_TOKEN = 'visitor-token-1';
+
+/** The FAQ the fake serves for any topic: its questions are the assistant's examples. */
+export const FAQ_QUESTIONS = ['How do I install the tool?', 'Which settings does it read?', 'Where are the logs?', 'How do I upgrade?', 'Can I run it offline?'];
+
+/** A long answer: the view must show its beginning, not its end. */
+export const LONG_ANSWER = ['The first line of the long answer.', '', ...Array.from({ length: 40 }, (_, n) => `Line ${n + 1} of the long answer, with a few more words.`), '', 'The last line of the long answer.'].join('\n\n');
 
 export async function startFakeServer(keys: FakeKey[]): Promise<FakeServer> {
   const chats: ChatRequest[] = [];
   const feedback: FakeServer['feedback'] = [];
   const configs: FakeServer['configs'] = [];
   const visitors: string[] = [];
+  const faqs: FakeServer['faqs'] = [];
   const conversations = new Map<string, Array<{ id: string; role: 'user' | 'assistant'; content: string; sources: unknown[]; feedback: unknown }>>();
 
   function cors(req: IncomingMessage, res: ServerResponse, key: FakeKey | undefined): boolean {
@@ -115,7 +125,7 @@ export async function startFakeServer(keys: FakeKey[]): Promise<FakeServer> {
     }
     if (url.pathname === '/api/v1/assistant/config') {
       configs.push({ origin: req.headers.origin, status: 200 });
-      return send(res, 200, { namespaces: key.namespaces, botCheck: key.botCheck ?? null, limits: { visitorRateLimitRpm: 10, visitorRateLimitRpd: 100 } });
+      return send(res, 200, { namespaces: key.namespaces, botCheck: key.botCheck ?? null, limits: { visitorRateLimitRpm: 10, visitorRateLimitRpd: 100 }, answerer: key.answerer ?? 'extractive' });
     }
     if (url.pathname === '/api/v1/assistant/visitor' && req.method === 'POST') {
       const { token } = await readJson(req);
@@ -125,6 +135,11 @@ export async function startFakeServer(keys: FakeKey[]): Promise<FakeServer> {
     }
     if (key.botCheck && req.headers['x-kb-visitor'] !== VISITOR_TOKEN) {
       return send(res, 401, { message: 'Please complete the bot check first', code: 'UNAUTHORIZED' });
+    }
+    if (url.pathname === '/api/v1/faq' && req.method === 'GET') {
+      faqs.push({ q: url.searchParams.get('q'), source: url.searchParams.get('source') });
+      const content = FAQ_QUESTIONS.map((question) => `## ${question}\n\nThe answer.\n`).join('\n');
+      return send(res, 200, { query: url.searchParams.get('q'), scope: url.searchParams.get('source'), language: 'en', content, cached: true, sources: [], generatedAt: new Date().toISOString() });
     }
     if (url.pathname === '/api/v1/chat' && req.method === 'POST') {
       const body = await readJson(req);
@@ -142,7 +157,13 @@ export async function startFakeServer(keys: FakeKey[]): Promise<FakeServer> {
       const conversationId = typeof body.conversationId === 'string' ? body.conversationId : randomUUID();
       const messageId = randomUUID();
       const slow = /slow/i.test(message);
-      const text = slow ? Array.from({ length: 200 }, (_, n) => `Part ${n} of a long answer. `).join('') : /follow/i.test(message) ? 'Yes: the same settings apply to the follow-up.' : ANSWER;
+      const text = slow
+        ? Array.from({ length: 200 }, (_, n) => `Part ${n} of a long answer. `).join('')
+        : /follow/i.test(message)
+          ? 'Yes: the same settings apply to the follow-up.'
+          : /long/i.test(message)
+            ? LONG_ANSWER
+            : ANSWER;
       const history = conversations.get(conversationId) ?? [];
       conversations.set(conversationId, history);
       history.push({ id: randomUUID(), role: 'user', content: message, sources: [], feedback: null });
@@ -193,6 +214,7 @@ export async function startFakeServer(keys: FakeKey[]): Promise<FakeServer> {
     feedback,
     configs,
     visitors,
+    faqs,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -12,7 +12,8 @@ import type {
   IngestionService,
   Logger,
   OpenApiIngestion,
-  SearchService,
+  SearchUseCase,
+  ContextUseCase,
   SlidingWindowRateLimiter,
   UrlIngestion,
   UsageTracker,
@@ -35,7 +36,10 @@ export interface ApiServices {
   ingestion: IngestionService;
   urlIngestion: UrlIngestion;
   openApiIngestion: OpenApiIngestion;
-  search: SearchService;
+  /** Searching (scope, ranking, query log, metrics): what every search door calls. */
+  search: SearchUseCase;
+  /** Passages for a caller's own model, as the chat retrieves them. */
+  context: ContextUseCase;
   wikiImports: WikiImports;
   chat: ChatService;
   conversations: ConversationsService;

@@ -1,6 +1,7 @@
 import { assistantRouter } from './routers/assistant/router.ts';
 import { authRouter } from './routers/auth/router.ts';
 import { chatRouter } from './routers/chat/router.ts';
+import { context } from './routers/context/context.ts';
 import { conversationsRouter } from './routers/conversations/router.ts';
 import { documentsRouter } from './routers/documents/router.ts';
 import { faqRouter } from './routers/faq/router.ts';
@@ -16,6 +17,7 @@ export const appRouter = router({
   keys: keysRouter,
   ingest: ingestRouter,
   search,
+  context,
   chat: chatRouter,
   conversations: conversationsRouter,
   faq: faqRouter,

@@ -175,7 +175,7 @@ async function admitPublishable(ctx: RequestContext, key: AuthenticatedKey, use:
   if (use === undefined) {
     throw new AppError(
       'FORBIDDEN',
-      'This operation is not open to publishable keys (kb_pub_…): they may chat, search, read documents, the FAQ and their conversations, and send feedback. Use a secret key.',
+      'This operation is not open to publishable keys (kb_pub_…): they may chat, search, get context, read documents, the FAQ and their conversations, and send feedback. Use a secret key.',
     );
   }
   const { assistant } = ctx.services;

@@ -39,6 +39,10 @@ export { IngestionService } from './ingestion/ingestion.service.ts';
 export type { IngestDocumentInput, IngestResult } from './ingestion/ingestion.service.ts';
 export { SearchService } from './search/search.service.ts';
 export type { SearchInput, SearchMode, SearchResult } from './search/search.service.ts';
+export { DEFAULT_SEARCH_TOP_K, SearchUseCase, withAnchor } from './search/search.use-case.ts';
+export type { SearchHit, SearchRequest } from './search/search.use-case.ts';
+export { ContextUseCase, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from './context/context.use-case.ts';
+export type { ContextPassage, ContextRequest, ContextResult } from './context/context.use-case.ts';
 // The search's own ranking, for evaluations that run it outside the store (the CLI's bench).
 export { HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridRank } from './search/hybrid.ts';
 export type { HybridCandidate, HybridStatistics, RankedHit } from './search/hybrid.ts';

@@ -25,6 +25,8 @@ export interface KbToolsOptions {
   mode?: 'semantic' | 'hybrid';
   /** Characters of a document `fetch_document` returns per call; default 20,000. */
   maxChars?: number;
+  /** Token budget of `get_context` unless the model asks for another; default the service's chat budget. */
+  maxTokens?: number;
 }
 
 const DEFAULT_MAX_CHARS = 20_000;
@@ -38,6 +40,23 @@ export interface KbToolPassage {
   namespace: string;
   score: number;
   content: string;
+}
+
+/** A section `get_context` gives the model: `url` links to the section (url#anchor) when the document has one. */
+export interface KbToolContextPassage {
+  documentId: string;
+  title: string;
+  headingPath: string;
+  url?: string | undefined;
+  namespace: string;
+  content: string;
+  tokens: number;
+}
+
+/** What `get_context` gives the model. */
+export interface KbToolContext {
+  passages: KbToolContextPassage[];
+  tokens: number;
 }
 
 /** A page of a document `fetch_document` gives the model. */
@@ -55,13 +74,15 @@ export interface KbToolDocumentPage {
 /** The tools `kbTools` makes, typed by what they take and give (so a declaration can name them). */
 export interface KbTools {
   search: Tool<{ query: string; topK?: number | undefined }, KbToolPassage[]>;
+  get_context: Tool<{ question: string; maxTokens?: number | undefined }, KbToolContext>;
   fetch_document: Tool<{ id: string; offset?: number | undefined }, KbToolDocumentPage>;
 }
 
 /**
  * AI SDK tools over the knowledge base, for `generateText`/`streamText`/agents: `search` (ranked
- * passages with their documents' ids, titles and URLs) and `fetch_document` (a document's
- * Markdown, paged by character offset). Failures reach the model as tool errors.
+ * passages with their documents' ids, titles and URLs), `get_context` (the sections the service's
+ * own chat would answer from, within a token budget) and `fetch_document` (a document's Markdown,
+ * paged by character offset). Failures reach the model as tool errors.
  */
 export function kbTools(client: KbClient, options: KbToolsOptions = {}): KbTools {
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
@@ -88,11 +109,39 @@ export function kbTools(client: KbClient, options: KbToolsOptions = {}): KbTools
           documentId: r.documentId,
           title: r.documentTitle,
           headingPath: r.headingPath,
-          ...(r.url !== undefined ? { url: r.url } : {}),
+          ...(r.url !== undefined ? { url: r.anchor !== undefined ? `${r.url}#${r.anchor}` : r.url } : {}),
           namespace: r.namespace,
           score: r.score,
           content: r.content,
         }));
+      },
+    }),
+    get_context: tool({
+      description:
+        'The documentation sections that answer a question, most relevant first, within a token budget: answer from them and cite their URLs. ' +
+        'An empty list means the documentation does not cover the question.',
+      inputSchema: z.object({
+        question: z.string().min(1).max(10_000).describe('The question to answer, as the user asked it'),
+        maxTokens: z.number().int().min(200).max(32_000).optional().describe('Budget of the sections in estimated tokens (200-32000)'),
+      }),
+      execute: async ({ question, maxTokens }, { abortSignal }) => {
+        const budget = maxTokens ?? options.maxTokens;
+        const context = await client.context(
+          { question, ...(budget !== undefined ? { maxTokens: budget } : {}), ...(options.namespaces ? { source: options.namespaces } : {}) },
+          abortSignal ? { signal: abortSignal } : {},
+        );
+        return {
+          passages: context.passages.map((p) => ({
+            documentId: p.documentId,
+            title: p.title,
+            headingPath: p.headingPath,
+            ...(p.url !== undefined ? { url: p.anchor !== undefined ? `${p.url}#${p.anchor}` : p.url } : {}),
+            namespace: p.namespace,
+            content: p.content,
+            tokens: p.tokens,
+          })),
+          tokens: context.tokens,
+        };
       },
     }),
     fetch_document: tool({

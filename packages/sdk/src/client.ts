@@ -39,6 +39,8 @@ import type {
   Namespace,
   RevokedKey,
   SearchInput,
+  ContextInput,
+  Context,
   SearchResponse,
   WikiImportAccepted,
 } from './types.js';
@@ -169,6 +171,8 @@ export function createKbClient(options: KbClientOptions) {
     },
     /** Ranked passages for a query (no answer). */
     search: (input: SearchInput, call: CallOptions = {}): Promise<SearchResponse> => unwrap(api.POST('/search', { body: input, ...call })),
+    /** The passages an answer would be written from, within a token budget, for an answer written by your own model. */
+    context: (input: ContextInput, call: CallOptions = {}): Promise<Context> => unwrap(api.POST('/context', { body: input, ...call })),
     chat: {
       /** The whole answer at once (`stream: false`). */
       send: (input: ChatInput, call: CallOptions = {}): Promise<ChatAnswer> =>

@@ -35,6 +35,10 @@ export type SearchInput = RequestBody<operations['search']>;
 export type SearchResponse = Success<operations['search']>;
 export type SearchResult = Schemas['SearchResult'];
 
+export type ContextInput = RequestBody<operations['context']>;
+export type Context = Schemas['Context'];
+export type ContextPassage = Schemas['ContextPassage'];
+
 /** A chat request; `stream` is chosen by the method (`send` or `stream`). */
 export type ChatInput = Omit<Schemas['ChatRequest'], 'stream'>;
 export type ChatAnswer = Schemas['ChatAnswer'];

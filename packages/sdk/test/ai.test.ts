@@ -135,7 +135,7 @@ describe('kbTools', () => {
         searched = await request.json();
         return HttpResponse.json({
           count: 1,
-          results: [{ chunkId: 'k1', documentId: 'd1', documentTitle: 'Menus', slug: 'menus', url: 'https://docs.example.com/menus', headingPath: 'Menus > Nested', content: 'Nest them.', namespace: 'user_docs', score: 0.9 }],
+          results: [{ chunkId: 'k1', documentId: 'd1', documentTitle: 'Menus', slug: 'menus', url: 'https://docs.example.com/menus', anchor: 'nested', headingPath: 'Menus > Nested', content: 'Nest them.', namespace: 'user_docs', score: 0.9 }],
         });
       }),
       http.get(`${API}/documents/d1`, () =>
@@ -146,11 +146,46 @@ describe('kbTools', () => {
     const options = { toolCallId: 't1', messages: [], context: {} };
     const found = await tools.search.execute!({ query: 'nested menus' }, options);
     expect(searched).toEqual({ query: 'nested menus', topK: 5, mode: 'hybrid', source: ['user_docs'] });
-    expect(found).toEqual([{ documentId: 'd1', title: 'Menus', headingPath: 'Menus > Nested', url: 'https://docs.example.com/menus', namespace: 'user_docs', score: 0.9, content: 'Nest them.' }]);
+    expect(found).toEqual([{ documentId: 'd1', title: 'Menus', headingPath: 'Menus > Nested', url: 'https://docs.example.com/menus#nested', namespace: 'user_docs', score: 0.9, content: 'Nest them.' }]);
     const page = await tools.fetch_document.execute!({ id: 'd1', offset: 20 }, options);
     expect(page).toMatchObject({ id: 'd1', content: 'xxxxx', offset: 20, totalChars: 25, nextOffset: null });
     expect(await tools.fetch_document.execute!({ id: 'd1' }, options)).toMatchObject({ nextOffset: 10 });
     // The schemas the model sees are zod's.
     expect(tools.search.inputSchema).toBeDefined();
+  });
+
+  it('get_context calls POST /context with the budget and namespaces, linking each section', async () => {
+    const asked: unknown[] = [];
+    server.use(
+      http.post(`${API}/context`, async ({ request }) => {
+        asked.push(await request.json());
+        return HttpResponse.json({
+          passages: [
+            { documentId: 'd1', title: 'Menus', slug: 'menus', namespace: 'user_docs', url: 'https://docs.example.com/menus', anchor: 'nested', headingPath: 'Menus > Nested', content: '## Nested\n\nNest them.', tokens: 6 },
+            { documentId: 'd2', title: 'Front matter', slug: 'fm', namespace: 'user_docs', headingPath: 'Front matter', content: 'Set menus.', tokens: 3 },
+          ],
+          tokens: 9,
+          maxTokens: 800,
+        });
+      }),
+    );
+    const options = { toolCallId: 't1', messages: [], context: {} };
+    const tools = kbTools(kb(), { namespaces: ['user_docs'], maxTokens: 800 });
+    const context = await tools.get_context.execute!({ question: 'how do I nest menus?' }, options);
+    expect(context).toEqual({
+      passages: [
+        { documentId: 'd1', title: 'Menus', headingPath: 'Menus > Nested', url: 'https://docs.example.com/menus#nested', namespace: 'user_docs', content: '## Nested\n\nNest them.', tokens: 6 },
+        { documentId: 'd2', title: 'Front matter', headingPath: 'Front matter', namespace: 'user_docs', content: 'Set menus.', tokens: 3 },
+      ],
+      tokens: 9,
+    });
+    // The model's own budget wins over the option; without either the service's default applies.
+    await tools.get_context.execute!({ question: 'menus', maxTokens: 300 }, options);
+    await kbTools(kb()).get_context.execute!({ question: 'menus' }, options);
+    expect(asked).toEqual([
+      { question: 'how do I nest menus?', maxTokens: 800, source: ['user_docs'] },
+      { question: 'menus', maxTokens: 300, source: ['user_docs'] },
+      { question: 'menus' },
+    ]);
   });
 });

@@ -50,6 +50,7 @@ describe('requests', () => {
     );
     const client = kb();
     await client.search({ query: 'menus', topK: 2 });
+    await client.context({ question: 'how do menus nest?', source: ['user_docs'], maxTokens: 800 });
     await client.keys.revoke('a b');
     await client.faq({ q: 'menus', source: 'all' });
     await client.conversations.list({ limit: 5, language: 'fr' });
@@ -62,6 +63,7 @@ describe('requests', () => {
     await client.ingest.openapi({ openapi: '3.0.3' });
     expect(seen).toEqual([
       { method: 'POST', url: `${API}/search`, auth: 'Bearer kb_test', type: 'application/json', body: '{"query":"menus","topK":2}' },
+      { method: 'POST', url: `${API}/context`, auth: 'Bearer kb_test', type: 'application/json', body: '{"question":"how do menus nest?","source":["user_docs"],"maxTokens":800}' },
       { method: 'DELETE', url: `${API}/keys/a%20b`, auth: 'Bearer kb_test', type: null, body: '' },
       { method: 'GET', url: `${API}/faq?q=menus&source=all`, auth: 'Bearer kb_test', type: null, body: '' },
       { method: 'GET', url: `${API}/conversations?limit=5&language=fr`, auth: 'Bearer kb_test', type: null, body: '' },

@@ -15,7 +15,7 @@ const passage = (fields: Partial<Passage>): Passage => ({
 });
 
 describe('sources', () => {
-  it('gives each document once, best first, with the anchor of its first section when it has a link', () => {
+  it('gives each document once, best first, with the heading of its first section, and its anchor when it has a link', () => {
     const sources = sourcesOf([
       passage({ headingPath: 'Install Hugo > Linux > Snap package', url: 'https://gohugo.io/installation/linux/' }),
       passage({ headingPath: 'Install Hugo > macOS', url: 'https://gohugo.io/installation/linux/' }),
@@ -23,9 +23,9 @@ describe('sources', () => {
       passage({ documentId: 'd3', title: 'Notes', slug: 'notes', headingPath: 'Notes > Setup' }),
     ]);
     expect(sources).toEqual([
-      { title: 'Install Hugo', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://gohugo.io/installation/linux/', anchor: 'snap-package' },
+      { title: 'Install Hugo', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://gohugo.io/installation/linux/', anchor: 'snap-package', section: 'Snap package' },
       { title: 'Menus', documentId: 'd2', slug: 'menus', namespace: 'user_docs', url: 'https://gohugo.io/content-management/menus/' },
-      { title: 'Notes', documentId: 'd3', slug: 'notes', namespace: 'user_docs' },
+      { title: 'Notes', documentId: 'd3', slug: 'notes', namespace: 'user_docs', section: 'Setup' },
     ]);
   });
 

@@ -34,6 +34,8 @@ export interface Source {
   url?: string;
   /** With `url`: the anchor of the section the answer drew on first (`url#anchor`), when below the title. */
   anchor?: string;
+  /** The heading of that section, when below the title (what a reader is shown beside the page's title). */
+  section?: string;
 }
 
 /**
@@ -49,11 +51,19 @@ export function headingAnchor(heading: string): string {
 }
 
 /** The anchor of a passage's section: its last heading, when it is below the document's title. */
-function sectionAnchor(headingPath: string): string | undefined {
+export function sectionAnchor(headingPath: string): string | undefined {
   const headings = headingPath.split(' > ');
   if (headings.length < 2) return undefined;
   const anchor = headingAnchor(headings.at(-1)!);
   return anchor === '' ? undefined : anchor;
+}
+
+/** The heading of a passage's section: its last heading, when it is below the document's title. */
+export function sectionHeading(headingPath: string): string | undefined {
+  const headings = headingPath.split(' > ');
+  if (headings.length < 2) return undefined;
+  const heading = headings.at(-1)!.trim();
+  return heading === '' ? undefined : heading;
 }
 
 /** A message of the conversation so far, oldest first. */
@@ -122,6 +132,7 @@ export function sourcesOf(passages: readonly Passage[]): Source[] {
     if (seen.has(p.documentId)) continue;
     seen.add(p.documentId);
     const anchor = p.url ? sectionAnchor(p.headingPath) : undefined;
+    const section = sectionHeading(p.headingPath);
     sources.push({
       title: p.title,
       documentId: p.documentId,
@@ -129,6 +140,7 @@ export function sourcesOf(passages: readonly Passage[]): Source[] {
       namespace: p.namespace,
       ...(p.url ? { url: p.url } : {}),
       ...(anchor ? { anchor } : {}),
+      ...(section ? { section } : {}),
     });
   }
   return sources;

@@ -69,6 +69,11 @@ export class ChatService {
     private readonly queryLog?: QueryLog,
   ) {}
 
+  /** Who writes the answers: `claude` (a model) or `extractive` (quoted passages, the built-in answerer). */
+  get answerer(): 'claude' | 'extractive' {
+    return this.answers.answerer.kind;
+  }
+
   async prepare(request: ChatRequest, caller: Principal, log: Logger = this.logger): Promise<PreparedChat> {
     // Namespaces outside the caller's scope are refused before anything is stored.
     const namespaces = resolveNamespaces(request.namespaces, caller.namespaces);

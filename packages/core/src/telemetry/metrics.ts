@@ -40,6 +40,8 @@ export interface Metrics {
   chatAnswer(answerer: string, retrieval: string): void;
   chatAborted(answerer: string): void;
   search(mode: string, seconds: number, results: number): void;
+  /** A context call (passages for a caller's own model): its time and how many passages it gave. */
+  context(seconds: number, passages: number): void;
   providerCall(provider: string, operation: ProviderOperation, outcome: ProviderOutcome, seconds: number): void;
   providerTokens(provider: string, operation: ProviderOperation, kind: TokenKind, count: number): void;
   providerRetry(provider: string, operation: ProviderOperation): void;
@@ -70,6 +72,7 @@ export const NO_METRICS: Metrics = {
   chatAnswer: noop,
   chatAborted: noop,
   search: noop,
+  context: noop,
   providerCall: noop,
   providerTokens: noop,
   providerRetry: noop,
@@ -107,6 +110,8 @@ export class PrometheusMetrics implements Metrics {
   private readonly aborted: Counter<'answerer'>;
   private readonly searchDuration: Histogram<'mode'>;
   private readonly searchEmpty: Counter<'mode'>;
+  private readonly contextDuration: Histogram;
+  private readonly contextEmpty: Counter;
   private readonly providerCalls: Counter<'provider' | 'operation' | 'outcome'>;
   private readonly providerDuration: Histogram<'provider' | 'operation'>;
   private readonly tokens: Counter<'provider' | 'operation' | 'kind'>;
@@ -141,8 +146,10 @@ export class PrometheusMetrics implements Metrics {
     this.timeToFirstChunk = new Histogram({ name: 'kb_chat_time_to_first_chunk_seconds', help: 'Chat: from the question to the first chunk of the answer', labelNames: ['answerer'], buckets: LATENCY_BUCKETS, registers });
     this.answers = new Counter({ name: 'kb_chat_answers_total', help: 'Chat answers completed, by answerer and retrieval mode', labelNames: ['answerer', 'retrieval'], registers });
     this.aborted = new Counter({ name: 'kb_chat_aborted_total', help: 'Chat answers stopped because the client went away', labelNames: ['answerer'], registers });
-    this.searchDuration = new Histogram({ name: 'kb_search_duration_seconds', help: 'Searches (POST /search) by mode', labelNames: ['mode'], buckets: LATENCY_BUCKETS, registers });
+    this.searchDuration = new Histogram({ name: 'kb_search_duration_seconds', help: 'Searches (POST /search, MCP search, kbTools search) by mode', labelNames: ['mode'], buckets: LATENCY_BUCKETS, registers });
     this.searchEmpty = new Counter({ name: 'kb_search_empty_total', help: 'Searches that returned no result, by mode', labelNames: ['mode'], registers });
+    this.contextDuration = new Histogram({ name: 'kb_context_duration_seconds', help: 'Context calls (POST /context, MCP get_context): retrieval of the passages', buckets: LATENCY_BUCKETS, registers });
+    this.contextEmpty = new Counter({ name: 'kb_context_empty_total', help: 'Context calls that found no passage', registers });
     this.providerCalls = new Counter({ name: 'kb_provider_calls_total', help: 'Calls to embedding, reranking and language model providers, by outcome', labelNames: ['provider', 'operation', 'outcome'], registers });
     this.providerDuration = new Histogram({ name: 'kb_provider_call_duration_seconds', help: 'Provider call latency (retries included)', labelNames: ['provider', 'operation'], buckets: LATENCY_BUCKETS, registers });
     this.tokens = new Counter({ name: 'kb_provider_tokens_total', help: 'Tokens billed by providers: input, output, and for Claude cache reads and writes', labelNames: ['provider', 'operation', 'kind'], registers });
@@ -241,6 +248,10 @@ export class PrometheusMetrics implements Metrics {
   search(mode: string, seconds: number, results: number): void {
     this.searchDuration.observe({ mode }, seconds);
     if (results === 0) this.searchEmpty.inc({ mode });
+  }
+  context(seconds: number, passages: number): void {
+    this.contextDuration.observe(seconds);
+    if (passages === 0) this.contextEmpty.inc();
   }
   providerCall(provider: string, operation: ProviderOperation, outcome: ProviderOutcome, seconds: number): void {
     this.providerCalls.inc({ provider, operation, outcome });

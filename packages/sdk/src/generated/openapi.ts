@@ -185,6 +185,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The passages an answer would be written from, within a token budget (for your own model)
+         * @description Retrieves as POST /chat does (hybrid search, hits widened to their sections, near-duplicates dropped) and returns the passages instead of an answer. Nothing is stored in a conversation; the question is logged as searches are (knowledge gaps).
+         */
+        post: operations["context"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/chat/feedback": {
         parameters: {
             query?: never;
@@ -494,11 +514,39 @@ export interface components {
             slug: string;
             /** @description The document's link, when it has one */
             url?: string;
+            /** @description With url: the anchor of the passage's section (GitHub-style heading anchor, as chat sources give it), to link url#anchor */
+            anchor?: string;
             /** @description Heading trail, document title first, joined by " > " */
             headingPath: string;
             content: string;
             namespace: string;
             score: number;
+        };
+        Context: {
+            /** @description Most relevant first; at most 5 documents. Empty: the knowledge base holds nothing on the question. */
+            passages: components["schemas"]["ContextPassage"][];
+            /** @description Estimated tokens of the passages' content together, at most maxTokens */
+            tokens: number;
+            /** @description The budget applied */
+            maxTokens: number;
+        };
+        /** @description A passage an answer would be written from */
+        ContextPassage: {
+            documentId: string;
+            /** @description The document's title */
+            title: string;
+            slug: string;
+            namespace: string;
+            /** @description The document's link, when it has one */
+            url?: string;
+            /** @description With url: the anchor of the passage's section, to link url#anchor */
+            anchor?: string;
+            /** @description The section: its heading trail, document title first, joined by " > " */
+            headingPath: string;
+            /** @description The section's Markdown (its matching chunks when the whole section is over budget) */
+            content: string;
+            /** @description Estimated tokens of content */
+            tokens: number;
         };
         Feedback: {
             messageId: string;
@@ -546,6 +594,8 @@ export interface components {
             url?: string;
             /** @description With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor */
             anchor?: string;
+            /** @description The heading of that section, when it is below the title */
+            section?: string;
         };
         /** @description The vote on an answer */
         AnswerFeedback: {
@@ -676,6 +726,11 @@ export interface components {
                 visitorRateLimitRpm: number | null;
                 visitorRateLimitRpd: number | null;
             };
+            /**
+             * @description Who writes the answers: model (a language model, from the passages) or extractive (the built-in answerer, quoting the passages)
+             * @enum {string}
+             */
+            answerer: "model" | "extractive";
         };
         VisitorToken: {
             visitorToken: string;
@@ -1926,7 +1981,8 @@ export interface operations {
                      *           "documentTitle": "Rotating API keys",
                      *           "slug": "guides/rotating-api-keys",
                      *           "url": "https://docs.example.com/guides/rotating-api-keys",
-                     *           "headingPath": "Rotating API keys",
+                     *           "anchor": "rotate-without-downtime",
+                     *           "headingPath": "Rotating API keys > Rotate without downtime",
                      *           "content": "Create the new key, deploy it, then revoke the old one.",
                      *           "namespace": "user_docs",
                      *           "score": 0.87
@@ -1939,6 +1995,89 @@ export interface operations {
                         results: components["schemas"]["SearchResult"][];
                         count: number;
                     };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The embedding service failed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The embedding service failed",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    context: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "question": "How do I rotate an API key?",
+                 *       "source": "user_docs",
+                 *       "maxTokens": 1500
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The question your model is to answer */
+                    question: string;
+                    /** @description Namespace(s) to read: one or a list of up to 4. Absent or an empty list: all namespaces (of the key). */
+                    source?: ("user_docs" | "tech_docs" | "api_endpoints" | "wiki") | ("user_docs" | "tech_docs" | "api_endpoints" | "wiki")[];
+                    /** @description Budget of the passages' text, in estimated tokens (about 4 characters of English each), 200 to 32000. Default: the chat's own budget (KB_CHAT_CONTEXT_TOKENS, 3000). */
+                    maxTokens?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "passages": [
+                     *         {
+                     *           "documentId": "7b1e0c9a-2f4d-4e8b-a6c3-51d09e2f7a48",
+                     *           "title": "Rotating API keys",
+                     *           "slug": "guides/rotating-api-keys",
+                     *           "namespace": "user_docs",
+                     *           "url": "https://docs.example.com/guides/rotating-api-keys",
+                     *           "anchor": "rotate-without-downtime",
+                     *           "headingPath": "Rotating API keys > Rotate without downtime",
+                     *           "content": "## Rotate without downtime\n\nCreate the new key, deploy it, then revoke the old one.",
+                     *           "tokens": 19
+                     *         }
+                     *       ],
+                     *       "tokens": 19,
+                     *       "maxTokens": 1500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Context"];
                 };
             };
             400: components["responses"]["InvalidBody"];
@@ -2742,7 +2881,8 @@ export interface operations {
                      *       "limits": {
                      *         "visitorRateLimitRpm": 10,
                      *         "visitorRateLimitRpd": 100
-                     *       }
+                     *       },
+                     *       "answerer": "model"
                      *     }
                      */
                     "application/json": components["schemas"]["AssistantConfig"];

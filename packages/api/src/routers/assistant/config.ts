@@ -11,6 +11,9 @@ const configSchema = z
       .nullable()
       .meta({ description: 'The challenge a visitor passes before asking (POST /assistant/visitor); null: none' }),
     limits: z.object({ visitorRateLimitRpm: z.number().int().nullable(), visitorRateLimitRpd: z.number().int().nullable() }),
+    answerer: z
+      .enum(['model', 'extractive'])
+      .meta({ description: 'Who writes the answers: model (a language model, from the passages) or extractive (the built-in answerer, quoting the passages)' }),
   })
   .meta({ id: 'AssistantConfig' });
 
@@ -35,9 +38,13 @@ export const assistantConfig = procedure
     },
     example: {
       input: { key: 'kb_pub_7Hq2LmX9vB4nR8tW1yK6pD3sF0gJ5cA2eZuQ' },
-      output: { namespaces: ['user_docs'], botCheck: null, limits: { visitorRateLimitRpm: 10, visitorRateLimitRpd: 100 } },
+      output: { namespaces: ['user_docs'], botCheck: null, limits: { visitorRateLimitRpm: 10, visitorRateLimitRpd: 100 }, answerer: 'model' },
     },
   })
   .input(z.strictObject({ key: maxChars(z.string().min(1), 200).meta({ description: 'The publishable key (kb_pub_…)' }) }))
   .output(configSchema)
-  .query(({ ctx, input }) => ctx.services.assistant.config(input.key, pageOrigin(ctx), ctx.selfOrigin));
+  .query(async ({ ctx, input }) => ({
+    ...(await ctx.services.assistant.config(input.key, pageOrigin(ctx), ctx.selfOrigin)),
+    // So that the assistant's disclaimer tells the truth about who wrote the answer.
+    answerer: ctx.services.chat.answerer === 'claude' ? ('model' as const) : ('extractive' as const),
+  }));

@@ -41,6 +41,7 @@ export const sourceSchema = z
       .string()
       .optional()
       .meta({ description: 'With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor' }),
+    section: z.string().optional().meta({ description: 'The heading of that section, when it is below the title' }),
   })
   .meta({ id: 'ChatSource', description: 'A document the answer draws on' });
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { metrics, secondsSince } from '@kb/core';
 import { jsonInt, nonBlankText, namespaceSchema } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 
@@ -27,6 +26,10 @@ const resultSchema = z
     documentTitle: z.string(),
     slug: z.string().meta({ description: "The document's slug (its key within the namespace)" }),
     url: z.string().optional().meta({ description: "The document's link, when it has one" }),
+    anchor: z
+      .string()
+      .optional()
+      .meta({ description: "With url: the anchor of the passage's section (GitHub-style heading anchor, as chat sources give it), to link url#anchor" }),
     headingPath: z.string().meta({ description: 'Heading trail, document title first, joined by " > "' }),
     content: z.string(),
     namespace: z.string(),
@@ -50,7 +53,8 @@ export const search = procedure
             documentTitle: 'Rotating API keys',
             slug: 'guides/rotating-api-keys',
             url: 'https://docs.example.com/guides/rotating-api-keys',
-            headingPath: 'Rotating API keys',
+            anchor: 'rotate-without-downtime',
+            headingPath: 'Rotating API keys > Rotate without downtime',
             content: 'Create the new key, deploy it, then revoke the old one.',
             namespace: 'user_docs',
             score: 0.87,
@@ -64,20 +68,10 @@ export const search = procedure
   .output(z.object({ results: z.array(resultSchema), count: z.number().int() }))
   .mutation(async ({ ctx, input, signal }) => {
     const namespaces = input.source === undefined ? null : Array.isArray(input.source) ? input.source : [input.source];
-    const mode = input.mode ?? 'semantic';
-    const began = performance.now();
-    const { results, bestSimilarity } = await ctx.services.search.searchScored(
-      { query: input.query, namespaces, scope: principalOf(ctx).namespaces, topK: input.topK ?? 5, mode },
+    const results = await ctx.services.search.run(
+      principalOf(ctx),
+      { query: input.query, namespaces, ...(input.topK !== undefined ? { topK: input.topK } : {}), ...(input.mode !== undefined ? { mode: input.mode } : {}) },
       signal,
     );
-    metrics.search(mode, secondsSince(began), results.length);
-    // Buffered: written in batches, off the request's path.
-    ctx.services.queryLog.record({
-      kind: 'search',
-      query: input.query,
-      namespaces,
-      bestScore: bestSimilarity,
-      apiKeyId: ctx.caller.kind === 'key' ? ctx.caller.key.id : null,
-    });
     return { results, count: results.length };
   });
