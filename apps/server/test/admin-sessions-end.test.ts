@@ -30,7 +30,7 @@ async function startServer(password: string): Promise<{ url: string; stop(): Pro
   const child = spawn(process.execPath, ['--conditions=production', 'apps/server/dist/main.js'], { cwd: repoRoot, env: { ...env(password), PORT: String(port) }, stdio: ['ignore', 'ignore', 'ignore'] });
   started.push(child);
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/readyz`, 90_000);
+  await waitFor(`${url}/readyz`, 180_000);
   return {
     url,
     async stop() {
@@ -95,5 +95,5 @@ describe('ending admin sessions', () => {
     expect(await adminCall(server.url, third.cookie)).toBe(401);
     expect(await adminCall(server.url, (await login(server.url, 'second-admin-password')).cookie)).toBe(200);
     await server.stop();
-  }, 300_000);
+  }, 900_000);
 });

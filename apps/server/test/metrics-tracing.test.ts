@@ -73,14 +73,16 @@ describe('metrics with tracing on: the compiled server exporting spans over OTLP
     });
     server.stdout!.on('data', (chunk) => (output += chunk));
     server.stderr!.on('data', (chunk) => (output += chunk));
-    await waitFor(`${url}/readyz`, 90_000);
+    await waitFor(`${url}/readyz`, 180_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}; the server wrote:\n${output}`);
+    });
     // The first admin key of a new store is shown once, on the terminal, once the store is ready.
     const deadline = Date.now() + 30_000;
     while (!/^\s+kb_\S+$/m.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const key = /^\s+(kb_\S+)$/m.exec(output)?.[1];
     if (!key) throw new Error(`no first admin key in the output:\n${output}`);
     adminKey = key;
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     if (server && server.exitCode === null) {
@@ -155,5 +157,5 @@ describe('metrics with tracing on: the compiled server exporting spans over OTLP
     await expect.poll(exportedNames, { timeout: 30_000 }).toEqual(spanNames);
     expect(collector.exports.every((body) => body.startsWith('/v1/traces '))).toBe(true);
     expect(collector.exports.join('\n')).toContain('kb-metrics-traces');
-  }, 120_000);
+  }, 240_000);
 });
