@@ -42,8 +42,8 @@ describe.each(kinds)('the visitor-token signing secret and backups (%s)', (kind)
     const source = await open(kind);
     await fillEveryTable(source.test.database, { documents: 1 });
     const tokens = new VisitorTokens(source.test.database.db, { ttlMs: 3_600_000 });
-    const earned = await tokens.issue('key-1');
-    expect(await tokens.verify(earned.token, 'key-1')).toBe(true);
+    const earned = await tokens.issue('key-1', '203.0.113.5');
+    expect(await tokens.verify(earned.token, 'key-1', '203.0.113.5')).toBe(true);
     const secret = await signingSecret(source.test);
     expect(secret).toBeDefined();
 
@@ -56,21 +56,21 @@ describe.each(kinds)('the visitor-token signing secret and backups (%s)', (kind)
 
     // The target made a secret of its own before: a restore replaces the store's content, that included.
     const target = await open(kind);
-    await new VisitorTokens(target.test.database.db, { ttlMs: 3_600_000 }).issue('key-1');
+    await new VisitorTokens(target.test.database.db, { ttlMs: 3_600_000 }).issue('key-1', '203.0.113.5');
     const before = await signingSecret(target.test);
     await restoreBackup(Readable.from([bytes]), target.store);
     expect(await signingSecret(target.test)).toBeUndefined();
 
     const restored = new VisitorTokens(target.test.database.db, { ttlMs: 3_600_000 });
     // A token earned before the backup is not accepted by the restored store: visitors earn one again.
-    expect(await restored.verify(earned.token, 'key-1')).toBe(false);
-    const again = await restored.issue('key-1');
-    expect(await restored.verify(again.token, 'key-1')).toBe(true);
+    expect(await restored.verify(earned.token, 'key-1', '203.0.113.5')).toBe(false);
+    const again = await restored.issue('key-1', '203.0.113.5');
+    expect(await restored.verify(again.token, 'key-1', '203.0.113.5')).toBe(true);
     const made = await signingSecret(target.test);
     expect(made).toBeDefined();
     expect(made).not.toBe(secret);
     expect(made).not.toBe(before);
     // The source keeps its own.
-    expect(await tokens.verify(earned.token, 'key-1')).toBe(true);
+    expect(await tokens.verify(earned.token, 'key-1', '203.0.113.5')).toBe(true);
   });
 });

@@ -322,6 +322,7 @@ export const metrics: Metrics = {
   chatAnswer: (answerer, retrieval) => current.chatAnswer(answerer, retrieval),
   chatAborted: (answerer) => current.chatAborted(answerer),
   search: (mode, seconds, results) => current.search(mode, seconds, results),
+  context: (seconds, passages) => current.context(seconds, passages),
   providerCall: (provider, operation, outcome, seconds) => current.providerCall(provider, operation, outcome, seconds),
   providerTokens: (provider, operation, kind, count) => current.providerTokens(provider, operation, kind, count),
   providerRetry: (provider, operation) => current.providerRetry(provider, operation),
