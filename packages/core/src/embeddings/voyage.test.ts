@@ -431,13 +431,14 @@ describe('VoyageEmbedder: abort', () => {
       http.post(`${BASE}/embeddings`, async ({ request }) => {
         await record(request);
         controller.abort();
-        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        await new Promise(() => {}); // never answers: only the abort ends the call
         return new HttpResponse(null, { status: 500 });
       }),
     );
     const started = Date.now();
     await expect(embedder().embed(docs(1), 'document', controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // A wide bound for a busy machine.
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(seen).toHaveLength(1);
   });
 
@@ -447,7 +448,7 @@ describe('VoyageEmbedder: abort', () => {
       http.post(`${BASE}/embeddings`, async ({ request }) => {
         await record(request);
         setTimeout(() => controller.abort(), 10);
-        return new HttpResponse(null, { status: 429, headers: { 'Retry-After': '30' } });
+        return new HttpResponse(null, { status: 429, headers: { 'Retry-After': '60' } });
       }),
     );
     const started = Date.now();
@@ -455,7 +456,7 @@ describe('VoyageEmbedder: abort', () => {
       .embed(docs(1), 'document', controller.signal)
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(seen).toHaveLength(1);
   });
 });

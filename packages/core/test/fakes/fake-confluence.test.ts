@@ -268,7 +268,8 @@ describe('fake Confluence: faults', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
     await other.close();
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Far below the pending answer's minute, and wide enough for a busy machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(await pending).toBeInstanceOf(Error);
   });
 });
