@@ -163,7 +163,7 @@ export function createKbMcpServer(ctx: RequestContext, options: { version: strin
         mode: z
           .enum(['semantic', 'hybrid'])
           .optional()
-          .describe('semantic (default): by meaning. hybrid: meaning and exact words together (better for names, error codes, flags)'),
+          .describe('semantic: by meaning. hybrid: meaning and exact words together (better for names, error codes, flags). Default: hybrid with the built-in embedder, semantic with Voyage'),
       },
       outputSchema: searchOutput.shape,
       annotations: { title: 'Search the documentation', ...READ_ONLY },
@@ -171,7 +171,7 @@ export function createKbMcpServer(ctx: RequestContext, options: { version: strin
     guarded(ctx, async ({ query, namespaces, topK, mode }, extra) => {
       const requested = namespaces && namespaces.length > 0 ? namespaces : null;
       const { results, bestSimilarity } = await ctx.services.search.searchScored(
-        { query, namespaces: requested, scope: principal.namespaces, topK: topK ?? 5, mode: mode ?? 'semantic' },
+        { query, namespaces: requested, scope: principal.namespaces, topK: topK ?? 5, mode: mode ?? ctx.services.search.defaultMode },
         extra.signal,
       );
       ctx.services.queryLog.record({ kind: 'search', query, namespaces: requested, bestScore: bestSimilarity, apiKeyId: keyId });

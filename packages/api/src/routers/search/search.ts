@@ -15,7 +15,8 @@ export const searchInput = z.strictObject({
     .optional()
     .meta({
       description:
-        'semantic (default): ranked by cosine similarity, score = 1 - cosine distance (0..1). ' +
+        'Default: hybrid with the built-in embedder, semantic with Voyage. ' +
+        'semantic: ranked by cosine similarity, score = 1 - cosine distance (0..1). ' +
         'hybrid: full-text (BM25) and vector candidates rescored together; score = 0.5 chunk BM25 + 0.35 document BM25 + 0.15 cosine, each normalised over the candidates (0..1, relative to the query).',
     }),
 });
@@ -64,7 +65,7 @@ export const search = procedure
   .output(z.object({ results: z.array(resultSchema), count: z.number().int() }))
   .mutation(async ({ ctx, input, signal }) => {
     const namespaces = input.source === undefined ? null : Array.isArray(input.source) ? input.source : [input.source];
-    const mode = input.mode ?? 'semantic';
+    const mode = input.mode ?? ctx.services.search.defaultMode;
     const began = performance.now();
     const { results, bestSimilarity } = await ctx.services.search.searchScored(
       { query: input.query, namespaces, scope: principalOf(ctx).namespaces, topK: input.topK ?? 5, mode },
