@@ -44,7 +44,8 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
   afterAll(() => store?.drop());
 
   it.each(['standard', 'smart'] as const)('widens hits to their sections, drops near-duplicates, bounds documents (%s)', async (mode) => {
-    const { passages } = await retriever.retrieve({ message: 'How do I define menu entries in the configuration?', mode, maxDocuments: 3 });
+    const { passages, wordFrequencies } = await retriever.retrieve({ message: 'How do I define menu entries in the configuration?', mode, maxDocuments: 3 });
+    expect(wordFrequencies!.frequencies.get('menu')).toBeGreaterThan(0);
     expect(passages[0]).toMatchObject({ title: expect.stringMatching(/^Menus/), headingPath: 'Menus > Define menus' });
     expect(passages[0]!.content).toMatch(/^## Define menus\n\nDefine menu entries/);
     const defines = passages.filter((p) => p.content.includes('Define menu entries in the site configuration'));

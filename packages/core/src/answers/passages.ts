@@ -121,7 +121,10 @@ export class PassageRetriever {
         this.options.logger.warn({ err: error }, 'query rewrite failed; building the queries from the corpus');
       }
     }
-    const { results: first, bestSimilarity } = await this.scored(query, namespaces, SMART_DEPTH, signal, SMART_CANDIDATES);
+    const [{ results: first, bestSimilarity }, wordFrequencies] = await Promise.all([
+      this.scored(query, namespaces, SMART_DEPTH, signal, SMART_CANDIDATES),
+      this.options.sections.chunkFrequencies(contentWords(message).slice(0, MAX_WEIGHED_WORDS)),
+    ]);
     const lists: SearchResult[][] = [first];
     const known = new Map<string, SectionHit>();
     const remember = async (hits: readonly SearchResult[]) => {
@@ -159,7 +162,7 @@ export class PassageRetriever {
     const reranked = candidates
       .map((c, i) => ({ ...c, score: scores[i] ?? 0 }))
       .sort((a, b) => b.score - a.score || (a.section.sectionId < b.section.sectionId ? -1 : 1));
-    return { query, passages: assemble(reranked, budget, maxDocuments), bestSimilarity };
+    return { query, passages: assemble(reranked, budget, maxDocuments), bestSimilarity, wordFrequencies };
   }
 
   /** Inverse document frequencies of the query's content words in the corpus, by analysed term. */

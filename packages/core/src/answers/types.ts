@@ -92,7 +92,7 @@ export interface Retrieval {
   query: string;
   /** How close the knowledge base came to the query (SearchService.searchScored); null: nothing found. */
   bestSimilarity?: number | null;
-  /** How many chunks of the knowledge base hold each content word of the message (standard retrieval). */
+  /** How many chunks of the knowledge base hold each content word of the message. */
   wordFrequencies?: WordFrequencies;
 }
 
