@@ -9,9 +9,10 @@
  * Scoring. Each unit (sentence, list item, code block, table row) scores the weighted share of
  * the query's terms it holds; a term found only in the unit's heading trail counts half (a
  * section titled "Install on Windows" need not repeat "Windows" in every sentence). A term weighs
- * more the fewer units hold it; a term no retrieved section holds weighs nothing (the question's
- * own wording, which retrieval matched by its other words, is no evidence against a passage). Units from better-ranked passages, and a section's opening
- * sentence, get a small bonus. The best units within a share of the best score are taken, a few
+ * more the rarer it is (in the knowledge base when its word frequencies come with the passages,
+ * else among the retrieved units); a term no retrieved section holds weighs nothing (the
+ * question's own wording, which retrieval matched by its other words, is no evidence against a
+ * passage). Units from better-ranked passages, and a section's opening sentence, get a bonus. The best units within a share of the best score are taken, a few
  * at most; a sentence that introduces a block ("Run this command:") brings the block, a list
  * item brings the sentence introducing its list, a table row brings the table's header.
  */
