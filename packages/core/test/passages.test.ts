@@ -17,6 +17,7 @@ const filler = (topic: string, n: number) =>
 describe.each(kinds)('passage retrieval on %s', (kind) => {
   let store: TestDatabase;
   let retriever: PassageRetriever;
+  let search: SearchService;
 
   beforeAll(async () => {
     store = await createTestDatabase(kind);
@@ -31,8 +32,9 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
       ...Array.from({ length: 8 }, (_, i) => ({ slug: `theme-${i}`, title: `Theme ${i}`, content: `# Theme ${i}\n\nTheme ${i} styles menus and menu entries its own way.\n` })),
     ];
     for (const result of await ingestion.ingestMany(docs.map((d) => ({ namespace: 'user_docs' as const, ...d })))) if (result instanceof Error) throw result;
+    search = new SearchService(store.database, embedder, logger);
     retriever = new PassageRetriever({
-      search: new SearchService(store.database, embedder, logger),
+      search,
       sections: new SectionsRepository(store.database.db),
       reranker: new LocalReranker(),
       logger,
@@ -42,7 +44,8 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
   afterAll(() => store?.drop());
 
   it.each(['standard', 'smart'] as const)('widens hits to their sections, drops near-duplicates, bounds documents (%s)', async (mode) => {
-    const { passages } = await retriever.retrieve({ message: 'How do I define menu entries in the configuration?', mode, maxDocuments: 3 });
+    const { passages, wordFrequencies } = await retriever.retrieve({ message: 'How do I define menu entries in the configuration?', mode, maxDocuments: 3 });
+    expect(wordFrequencies!.frequencies.get('menu')).toBeGreaterThan(0);
     expect(passages[0]).toMatchObject({ title: expect.stringMatching(/^Menus/), headingPath: 'Menus > Define menus' });
     expect(passages[0]!.content).toMatch(/^## Define menus\n\nDefine menu entries/);
     const defines = passages.filter((p) => p.content.includes('Define menu entries in the site configuration'));
@@ -57,6 +60,49 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
     expect(sitemap.content).toContain('changefreq defaults to weekly');
     expect(sitemap.tokens).toBeLessThanOrEqual(800);
     expect(passages.reduce((sum, p) => sum + p.tokens, 0)).toBeLessThanOrEqual(800);
+  });
+
+  it('keeps the documents search ranks first: a long first section does not crowd out the next pages', async () => {
+    const question = 'sitemap settings and theme menus';
+    const { results } = await search.searchScored({ query: question, topK: 20, mode: 'hybrid' });
+    const firstDocuments = [...new Set(results.map((r) => r.documentId))].slice(0, 5);
+    const { passages, wordFrequencies } = await retriever.retrieve({ message: question, budgetTokens: 1_500 });
+    const documents = new Set(passages.map((p) => p.documentId));
+    // Search's best document, and as many documents as it ranked (near-duplicates replaced by the next).
+    expect(documents).toContain(firstDocuments[0]);
+    expect(documents.size).toBe(firstDocuments.length);
+    expect(passages.reduce((sum, p) => sum + p.tokens, 0)).toBeLessThanOrEqual(1_500);
+    // The knowledge base's frequencies of the message's words come with the passages.
+    expect(wordFrequencies!.frequencies.get('sitemap')).toBeGreaterThan(0);
+    expect(wordFrequencies!.frequencies.get('theme')).toBeGreaterThan(0);
+  });
+
+  it('finds nothing for a query no chunk shares a word with, in both search modes', async () => {
+    for (const mode of ['hybrid', 'semantic'] as const) {
+      expect((await search.searchScored({ query: 'zzzxqv', topK: 5, mode })).results).toEqual([]);
+      const { results } = await search.searchScored({ query: 'sitemap zzzxqv', topK: 5, mode });
+      expect(results.length).toBeGreaterThan(0);
+      expect(results.every((r) => /sitemap/i.test(`${r.headingPath} ${r.content}`))).toBe(true);
+    }
+    expect((await search.searchScored({ query: 'zzzxqv', topK: 5 })).bestSimilarity).toBeNull();
+    expect((await retriever.retrieve({ message: 'zzzxqv' })).passages).toEqual([]);
+  });
+
+  it('searches in hybrid mode by default with the built-in embedder', () => {
+    expect(search.defaultMode).toBe('hybrid');
+  });
+
+  it('retrieves a new question in a conversation as itself, and completes a follow-up', async () => {
+    const history = [
+      { role: 'user' as const, content: 'How do I define menu entries in the configuration?' },
+      { role: 'assistant' as const, content: 'Define menu entries under the menus key.' },
+    ];
+    const fresh = await retriever.retrieve({ message: 'What does sitemap changefreq default to?', history });
+    expect(fresh.query).toBe('What does sitemap changefreq default to?');
+    expect(fresh.passages[0]!.title).toBe('Sitemap');
+    const followUp = await retriever.retrieve({ message: 'and how do I render them?', history });
+    expect(followUp.query).toMatch(/^and how do I render them\? .*menu/);
+    expect(followUp.passages.map((p) => p.headingPath)).toContain('Menus > Render menus');
   });
 
   it('searches only the namespaces asked', async () => {

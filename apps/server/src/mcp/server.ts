@@ -253,7 +253,7 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
         mode: z
           .enum(['semantic', 'hybrid'])
           .optional()
-          .describe('semantic (default): by meaning. hybrid: meaning and exact words together (better for names, error codes, flags)'),
+          .describe('semantic: by meaning. hybrid: meaning and exact words together (better for names, error codes, flags). Default: hybrid with the built-in embedder, semantic with Voyage'),
       },
       outputSchema: searchOutput.shape,
       annotations: { title: 'Search the documentation', ...READ_ONLY },

@@ -51,12 +51,28 @@ describe('extractive answers', () => {
     ]);
   });
 
-  it('picks the sentences that answer, in document order, under their heading, naming the source', () => {
+  it('leads with the sentences that answer, in document order, cited inline, with no sources line', () => {
     const text = answer('What is the default port of the server?', [SERVER]);
-    expect(text).toMatch(/^From the knowledge base:\n\n\*\*Server › Options\*\*\n\n/);
-    expect(text).toContain('The default port is 1313.');
-    expect(text).toMatch(/Sources: Server\.$/);
+    expect(text).toBe('The default port is 1313. [1]');
+    expect(text).not.toContain('Sources');
     expect(text).not.toContain('live reload');
+  });
+
+  it('ends with links to the sections quoted, with their anchors, when the documents have addresses', () => {
+    const linked = { ...SERVER, url: 'https://docs.example.com/server/' };
+    const text = answer('What is the default port of the server?', [linked]);
+    expect(text).toMatch(/The default port is 1313\. \[1\]\n\nRead more: \[Server › Options\]\(https:\/\/docs\.example\.com\/server\/#options\) \[1\]\.$/);
+  });
+
+  it('cites a section ending in code on a line of its own', () => {
+    const code = passage('Run > Server', 'Run the development server:\n\n```sh\nhugo server\n```\n');
+    expect(answer('How do I run the development server?', [code])).toBe('Run the development server:\n\n```sh\nhugo server\n```\n\n[1]');
+  });
+
+  it('keeps the answer short: a few units and about a hundred words of prose', () => {
+    const sentences = Array.from({ length: 40 }, (_, i) => `The server option number ${i} changes how the server renders page ${i} of the site.`);
+    const text = answer('How do server options change the site?', [passage('Server > Many', sentences.join(' '))]);
+    expect(text.split(/\s+/).length).toBeLessThan(130);
   });
 
   it('brings the code block a chosen sentence introduces', () => {
@@ -81,18 +97,20 @@ describe('extractive answers', () => {
 
   it('writes the passage that bears best on the question first, each in document order', () => {
     const other = passage('Deploy > Netlify', 'Netlify builds the site on every push. The site is served from the Netlify server.');
-    const text = answer('Which server serves the site?', [SERVER, other]);
-    expect(text.indexOf('Deploy › Netlify')).toBeLessThan(text.indexOf('Server › Options'));
-    expect(text).toMatch(/Sources: Deploy; Server\.$/);
+    const result = extractAnswer({ question: 'Which server serves the site?', query: 'Which server serves the site?', language: 'en', passages: [SERVER, other] });
+    const text = result.fragments.join('');
+    expect(result.quoted[0]!.headingPath).toBe('Deploy > Netlify');
+    expect(text).toMatch(/^The site is served from the Netlify server\. \[1\]/);
+    expect(result.passages.map((p) => p.title)).toEqual(['Deploy', 'Server']);
   });
 
-  it('names as sources the passages that bear on the question but were left out for room, after those quoted', () => {
+  it('names as sources every passage retrieval found, those quoted first, then those holding the question’s terms', () => {
     const menus = passage('Menus > Define', 'To create a menu, define its entries in your project configuration.');
     const frontMatter = passage('Front matter > Menus', 'To create a menu entry for a page, define the menu in its front matter.');
     const unrelated = passage('Deploy > Netlify', 'Netlify builds the site on every push.');
     const result = extractAnswer({ question: 'How do I create a menu?', query: 'How do I create a menu?', language: 'en', passages: [unrelated, menus, frontMatter] }, { maxSections: 1 });
     expect(result.quoted.map((p) => p.headingPath)).toEqual(['Menus > Define']);
-    expect(result.passages.map((p) => p.headingPath)).toEqual(['Menus > Define', 'Front matter > Menus']);
+    expect(result.passages.map((p) => p.headingPath)).toEqual(['Menus > Define', 'Front matter > Menus', 'Deploy > Netlify']);
   });
 
   it('quotes a procedure whole: every step numbered in order, with the code inside the steps', () => {
@@ -167,11 +185,36 @@ describe('extractive answers', () => {
     expect(text).not.toContain('call the partial with the footer menu:');
   });
 
+  it('does not refuse a passage that answers because the question words something differently', () => {
+    // "preview" and "postponed" are in no passage: they weigh nothing, and the sentence that holds
+    // the rest of the question answers.
+    const text = answer('which flag includes drafts in the preview, postponed or not?', [SERVER]);
+    expect(text).toContain('`--buildDrafts` includes drafts');
+  });
+
   it('says plainly when nothing relevant was found, in the answer’s language when it can', () => {
     expect(answer('What is the airspeed velocity of a swallow?', [SERVER])).toBe('I could not find anything in the knowledge base that answers this question.');
     expect(answer('quantum chromodynamics', [], 'fr-CA')).toBe("Je n'ai rien trouvé dans la base de connaissances qui réponde à cette question.");
     const result = extractAnswer({ question: 'swallow velocity', query: 'swallow velocity', language: 'en', passages: [SERVER] });
     expect(result.passages).toEqual([]);
+    expect(result.answered).toBe(false);
+  });
+
+  it('decides on the knowledge base’s word frequencies when it has them: rare words weigh, unknown ones do not', () => {
+    const question = 'which port does the preview server listen on?';
+    // "port" is rare in the knowledge base, "server" common, "preview" in no chunk: the unit
+    // holding "port" and "server" holds nearly all the weight, and "preview" does not count against it.
+    const common = { chunks: 1000, frequencies: new Map([['port', 3], ['server', 400], ['preview', 0], ['listen', 10]]) };
+    const found = extractAnswer({ question, query: question, language: 'en', passages: [SERVER], wordFrequencies: common });
+    expect(found.answered).toBe(true);
+    expect(found.fragments.join('')).toContain('`--port` | port to listen on');
+    // The same passages for a question whose rare words they do not hold: the closest pages, said so.
+    const other = 'take card payments on the server';
+    const payments = { chunks: 1000, frequencies: new Map([['take', 50], ['card', 2], ['payments', 0], ['server', 400]]) };
+    const refused = extractAnswer({ question: other, query: other, language: 'en', passages: [SERVER], wordFrequencies: payments });
+    expect(refused.answered).toBe(false);
+    expect(refused.fragments.join('')).toBe('I could not find anything in the knowledge base that answers this question. The closest pages the search found are listed in the sources.');
+    expect(refused.passages.map((p) => p.title)).toEqual(['Server']);
   });
 
   it('weighs the message over the terms a follow-up took from the conversation', () => {

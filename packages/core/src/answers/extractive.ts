@@ -1,20 +1,24 @@
 /**
  * The built-in answerer (no language model): it picks the sentences and blocks (code, list
  * items, table rows) of the retrieved sections that best answer the question, and writes them
- * in their document's order under their heading, naming the sources. Deterministic and fast: a
- * line scan of a few sections and a bag-of-words score.
+ * in their document's order, the section that answers best first, each cited inline (`[1]`, the
+ * number of its document among the answer's sources). Short by design: a few units, about a
+ * hundred words of prose, then links to the sections for more. Deterministic and fast: a line
+ * scan of a few sections and a bag-of-words score.
  *
  * Scoring. Each unit (sentence, list item, code block, table row) scores the weighted share of
  * the query's terms it holds; a term found only in the unit's heading trail counts half (a
  * section titled "Install on Windows" need not repeat "Windows" in every sentence). A term weighs
- * more the fewer units hold it. Units from better-ranked passages, and a section's opening
- * sentence, get a small bonus. The best units within a share of the best score are taken, a few
+ * more the rarer it is (in the knowledge base when its word frequencies come with the passages,
+ * else among the retrieved units); a term no retrieved section holds weighs nothing (the
+ * question's own wording, which retrieval matched by its other words, is no evidence against a
+ * passage). Units from better-ranked passages, and a section's opening sentence, get a bonus. The best units within a share of the best score are taken, a few
  * at most; a sentence that introduces a block ("Run this command:") brings the block, a list
  * item brings the sentence introducing its list, a table row brings the table's header.
  */
 import { EXTENDED_STOP_WORDS, analyze, sentenceSpans, stripInlineMarkup } from '@kb/content';
 import { primaryLanguage } from './language.ts';
-import { sourcesOf, type Answerer, type AnswerInput, type AnswerStream, type Passage } from './types.ts';
+import { sectionLink, sourcesOf, type Answerer, type AnswerInput, type AnswerStream, type Passage, type WordFrequencies } from './types.ts';
 
 /** `line`: one line of a long code block (a listing of options, say), quoted on its own. */
 type UnitKind = 'sentence' | 'item' | 'code' | 'line' | 'row';
@@ -57,62 +61,46 @@ export interface ExtractiveOptions {
   /** Weighted share of the query terms the best unit (with its heading) must hold, or nothing is relevant. */
   minCoverage?: number;
   /**
-   * Whether the answer is framed as a chat reply (default): an opening phrase, each section's
-   * heading, the sources at the end. Without it, only the picked text (an FAQ answer under its question).
+   * With the knowledge base's word frequencies ({@link AnswerInput.wordFrequencies}): the share of
+   * the question's words, each weighed by its rarity in the knowledge base, that some unit (with
+   * its heading) must hold, or nothing is relevant. Replaces `minCoverage` then.
+   */
+  minEvidence?: number;
+  /**
+   * Whether the answer is framed as a chat reply (default): each section cited inline with its
+   * source's number, links to the sections quoted at the end (for sources with an address).
+   * Without it, only the picked text (an FAQ answer under its question).
    */
   frame?: boolean;
 }
 
 const DEFAULTS: Required<ExtractiveOptions> = {
-  maxUnits: 6,
-  maxWords: 170,
+  maxUnits: 5,
+  maxWords: 120,
   maxSections: 3,
   maxCodeLines: 25,
   relativeThreshold: 0.7,
   minCoverage: 0.34,
+  minEvidence: 0.35,
   frame: true,
 };
 
-const PHRASES: Record<string, { intro: string; nothing: string; sources: string }> = {
-  en: {
-    intro: 'From the knowledge base:',
-    nothing: 'I could not find anything in the knowledge base that answers this question.',
-    sources: 'Sources',
-  },
-  fr: {
-    intro: 'Extrait de la base de connaissances :',
-    nothing: "Je n'ai rien trouvé dans la base de connaissances qui réponde à cette question.",
-    sources: 'Sources',
-  },
-  de: {
-    intro: 'Aus der Wissensdatenbank:',
-    nothing: 'In der Wissensdatenbank habe ich nichts gefunden, das diese Frage beantwortet.',
-    sources: 'Quellen',
-  },
-  es: {
-    intro: 'De la base de conocimiento:',
-    nothing: 'No encontré nada en la base de conocimiento que responda a esta pregunta.',
-    sources: 'Fuentes',
-  },
-  it: {
-    intro: 'Dalla base di conoscenza:',
-    nothing: 'Non ho trovato nulla nella base di conoscenza che risponda a questa domanda.',
-    sources: 'Fonti',
-  },
-  pt: {
-    intro: 'Da base de conhecimento:',
-    nothing: 'Não encontrei nada na base de conhecimento que responda a esta pergunta.',
-    sources: 'Fontes',
-  },
-  nl: {
-    intro: 'Uit de kennisbank:',
-    nothing: 'Ik heb in de kennisbank niets gevonden dat deze vraag beantwoordt.',
-    sources: 'Bronnen',
-  },
+/**
+ * `sources`: the label of an FAQ answer's sources line; `closest`: what follows `nothing` when the
+ * retrieval found pages that do not answer (they are the answer's sources).
+ */
+const PHRASES: Record<string, { readMore: string; sources: string; closest: string; nothing: string }> = {
+  en: { readMore: 'Read more', sources: 'Sources', closest: 'The closest pages the search found are listed in the sources.', nothing: 'I could not find anything in the knowledge base that answers this question.' },
+  fr: { readMore: 'Pour en savoir plus', sources: 'Sources', closest: 'Les pages les plus proches trouvées par la recherche figurent dans les sources.', nothing: "Je n'ai rien trouvé dans la base de connaissances qui réponde à cette question." },
+  de: { readMore: 'Mehr dazu', sources: 'Quellen', closest: 'Die nächstliegenden Seiten, die die Suche gefunden hat, stehen in den Quellen.', nothing: 'In der Wissensdatenbank habe ich nichts gefunden, das diese Frage beantwortet.' },
+  es: { readMore: 'Más información', sources: 'Fuentes', closest: 'Las páginas más cercanas que encontró la búsqueda aparecen en las fuentes.', nothing: 'No encontré nada en la base de conocimiento que responda a esta pregunta.' },
+  it: { readMore: 'Per saperne di più', sources: 'Fonti', closest: 'Le pagine più vicine trovate dalla ricerca sono elencate nelle fonti.', nothing: 'Non ho trovato nulla nella base di conoscenza che risponda a questa domanda.' },
+  pt: { readMore: 'Saiba mais', sources: 'Fontes', closest: 'As páginas mais próximas encontradas pela pesquisa estão listadas nas fontes.', nothing: 'Não encontrei nada na base de conhecimento que responda a esta pergunta.' },
+  nl: { readMore: 'Lees meer', sources: 'Bronnen', closest: 'De pagina’s die de zoekopdracht het dichtst bij vond, staan bij de bronnen.', nothing: 'Ik heb in de kennisbank niets gevonden dat deze vraag beantwoordt.' },
 };
 
 /** The answerer's fixed phrases in a language (English when it has none for it). */
-export function extractivePhrases(language: string): { intro: string; nothing: string; sources: string } {
+export function extractivePhrases(language: string): { readMore: string; sources: string; closest: string; nothing: string } {
   return PHRASES[primaryLanguage(language)] ?? PHRASES.en!;
 }
 
@@ -332,19 +320,36 @@ export interface ExtractiveAnswer {
   /** The answer's fragments, in order. */
   fragments: string[];
   /**
-   * The passages the answer drew on, best first: those quoted, then those that bear on the
-   * question as well but were left out for room (empty when nothing relevant was found).
+   * The answer's sources, best first: the passages quoted, then the other passages retrieval found
+   * (when nothing answers, the closest passages; empty when none holds a word of the question).
    */
   passages: Passage[];
   /** The passages quoted, best first. */
   quoted: Passage[];
+  /**
+   * How well the passages bear on the question, 0..1: the largest share of the question's words a
+   * unit holds, each word weighed by its rarity in the knowledge base (or, without the word
+   * frequencies, by its rarity among the passages' units). Null when no unit holds any.
+   */
+  evidence: number | null;
+  /** False when nothing in the passages answers: `passages` are then the closest ones retrieval found (none when it found none). */
+  answered: boolean;
 }
 
 /** Picks and writes the answer (see the module comment). Pure and deterministic. */
-export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'language' | 'passages'>, options: ExtractiveOptions = {}): ExtractiveAnswer {
+export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'language' | 'passages' | 'wordFrequencies'>, options: ExtractiveOptions = {}): ExtractiveAnswer {
   const settings = { ...DEFAULTS, ...options };
   const phrases = extractivePhrases(input.language);
-  const nothing: ExtractiveAnswer = { fragments: [phrases.nothing], passages: [], quoted: [] };
+  // Nothing answers: said plainly, with the pages retrieval found as the sources, for the reader
+  // to look at (none when no passage holds a word of the question).
+  const nothingFrom = (passages: readonly Passage[], evidence: number | null): ExtractiveAnswer => ({
+    fragments: passages.length > 0 && settings.frame ? [`${phrases.nothing} ${phrases.closest}`] : [phrases.nothing],
+    passages: settings.frame ? [...passages] : [],
+    quoted: [],
+    evidence,
+    answered: false,
+  });
+  const nothing = nothingFrom([], null);
   // The message's own terms count fully; terms the retrieval query took from the conversation, a quarter.
   const asked = termsOf(input.question);
   const query = new Map<string, number>([...termsOf(input.query)].map((t) => [t, HISTORY_TERM_SHARE]));
@@ -354,12 +359,19 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   const units = input.passages.flatMap((p, i) => segmentPassage(p.content, i));
   const headings = input.passages.map((p) => termsOf(p.headingPath));
 
-  // A term weighs more the fewer units hold it (over the retrieved sections only).
+  // A term weighs more the fewer units hold it (over the retrieved sections only). A term no
+  // section holds, in its text or its headings, weighs nothing: retrieval found these sections by
+  // the question's other words, and a word the user put differently is no evidence against them.
   const df = new Map<string, number>();
   for (const unit of units) for (const t of unit.terms) if (query.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  const rarity = input.wordFrequencies ? corpusWeights(input.wordFrequencies) : undefined;
   const weights = new Map<string, number>();
-  for (const [t, share] of query) weights.set(t, share * Math.log(1 + (units.length + 1) / (1 + (df.get(t) ?? 0))));
+  for (const [t, share] of query) {
+    if (!df.has(t) && !headings.some((h) => h.has(t))) continue;
+    weights.set(t, share * (rarity?.get(t) ?? Math.log(1 + (units.length + 1) / (1 + (df.get(t) ?? 0)))));
+  }
   const total = [...weights.values()].reduce((s, w) => s + w, 0);
+  if (total === 0) return nothing;
 
   const scored = units
     .map((unit) => {
@@ -371,7 +383,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
           coverage += w;
         } else if (headings[unit.passage]!.has(t)) coverage += w / 2;
       }
-      const prior = 0.15 * (1 - unit.passage / input.passages.length);
+      const prior = 0.3 * (1 - unit.passage / input.passages.length);
 
       const words = unit.kind === 'code' || unit.kind === 'line' ? 0 : unit.text.split(/\s+/).length;
       const long = words > 60 ? 0.05 : 0;
@@ -383,7 +395,14 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     .filter((s) => s.own > 0);
   scored.sort((a, b) => b.score - a.score || a.unit.passage - b.unit.passage || a.unit.order - b.unit.order);
   const best = scored[0];
-  if (!best || best.coverage < settings.minCoverage) return nothing;
+  if (!best) return nothing;
+  // Whether the passages answer at all. With the knowledge base's word frequencies: the share of
+  // the question a unit holds, each word weighed by its rarity in the whole knowledge base (a word
+  // no chunk holds says nothing either way: the knowledge base has no word for it, or the user put
+  // it differently). Otherwise the best unit's coverage of the weights above.
+  const evidence = input.wordFrequencies ? corpusEvidence(input.wordFrequencies, units, headings) : best.coverage;
+  const enough = input.wordFrequencies ? settings.minEvidence : settings.minCoverage;
+  if (evidence === null || evidence < enough) return nothingFrom(input.passages, evidence);
 
   const picked = new Map<Unit, Picked>();
   const sections = new Set<number>();
@@ -458,19 +477,33 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   }
   if (picked.size === 0) return nothing;
 
-  // Written out passage by passage, the one holding the best unit first, each in document order
-  // under its heading.
-  const fragments: string[] = settings.frame ? [`${phrases.intro}\n\n`] : [];
-  const quoted: Passage[] = [];
+  // The sources: the passages quoted, then every other passage retrieval found for the question
+  // (a page that answers is not dropped because another was quoted first): those holding its
+  // terms best first, then the rest in retrieval's order. Each quoted section is cited with its
+  // document's number among them.
   const bestOf = new Map<number, number>();
   for (const s of scored) if (!bestOf.has(s.unit.passage)) bestOf.set(s.unit.passage, s.score);
   const rankOf = (index: number) => bestOf.get(index) ?? 0;
   const passageOrder = [...new Set([...picked.values()].map((p) => p.unit.passage))].sort((a, b) => rankOf(b) - rankOf(a) || a - b);
+  const quoted = passageOrder.map((index) => input.passages[index]!);
+  const others = input.passages
+    .map((_, index) => index)
+    .filter((index) => !passageOrder.includes(index))
+    .sort((a, b) => rankOf(b) - rankOf(a) || a - b)
+    .map((index) => input.passages[index]!);
+  const used = [...quoted, ...others];
+  const sources = sourcesOf(used);
+  const citation = (passage: Passage) => `[${sources.findIndex((s) => s.documentId === passage.documentId) + 1}]`;
+
+  // Written out passage by passage, the one holding the best unit first, each in document order.
+  const fragments: string[] = [];
   for (const index of passageOrder) {
     const passage = input.passages[index]!;
-    quoted.push(passage);
-    if (settings.frame) fragments.push(`**${passage.headingPath.split(' > ').join(' › ')}**\n\n`);
     const chosen = [...picked.values()].map((p) => p.unit).filter((u) => u.passage === index).sort((a, b) => a.order - b.order);
+    // The citation follows the section's last sentence or list item (a table or code block ends
+    // with it on a line of its own).
+    const last = chosen.at(-1)!;
+    const citeInline = settings.frame && (last.kind === 'sentence' || last.kind === 'item');
     let previous: Unit | undefined;
     for (const unit of chosen) {
       const sameBlock = previous !== undefined && previous.block === unit.block && previous.kind === unit.kind;
@@ -488,21 +521,51 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
         const pad = '   '.repeat(unit.indent);
         piece = `${previous ? '\n\n' : ''}${limitLines(unit.text, settings.maxCodeLines).split('\n').map((l) => (l === '' ? l : pad + l)).join('\n')}`;
       } else piece += unit.kind === 'code' ? limitLines(unit.text, settings.maxCodeLines) : unit.text;
+      if (unit === last && citeInline) piece += ` ${citation(passage)}`;
       fragments.push(piece);
       previous = unit;
     }
-    fragments.push(previous?.kind === 'line' ? '\n```\n\n' : '\n\n');
+    if (previous?.kind === 'line') fragments.push('\n```');
+    fragments.push(settings.frame && !citeInline ? `\n\n${citation(passage)}\n\n` : '\n\n');
   }
-  // The sources: the passages quoted, then those that bear on the question as well (their best
-  // unit within the threshold of the best) but were not quoted for room, best first. A page that
-  // answers is not dropped because another was quoted first.
-  const bearing = [...bestOf]
-    .filter(([index, score]) => !passageOrder.includes(index) && score >= best.score * settings.relativeThreshold)
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .map(([index]) => input.passages[index]!);
-  const used = [...quoted, ...bearing];
-  if (settings.frame) fragments.push(`${phrases.sources}: ${sourcesOf(used).map((s) => s.title).join('; ')}.`);
-  return { fragments, passages: used, quoted };
+  // Links to the sections quoted, for the reader who wants more than the answer's few lines.
+  const links = settings.frame ? quoted.flatMap((p) => { const link = sectionLink(p); return link ? [`[${p.headingPath.split(' > ').join(' › ')}](${link}) ${citation(p)}`] : []; }) : [];
+  if (links.length > 0) fragments.push(`${phrases.readMore}: ${[...new Set(links)].join(', ')}.`);
+  else if (fragments.length > 0) fragments[fragments.length - 1] = fragments.at(-1)!.replace(/\n+$/, '');
+  return { fragments, passages: used, quoted, evidence, answered: true };
+}
+
+/** Inverse chunk frequencies in the knowledge base of the words it holds, by the answerer's terms. */
+function corpusWeights(frequencies: WordFrequencies): Map<string, number> {
+  const n = Math.max(frequencies.chunks, 1);
+  const weights = new Map<string, number>();
+  for (const [word, df] of frequencies.frequencies) {
+    if (df <= 0) continue;
+    const idf = Math.log(1 + (n - Math.min(df, n) + 0.5) / (Math.min(df, n) + 0.5));
+    for (const term of termsOf(word)) weights.set(term, Math.max(weights.get(term) ?? 0, idf));
+  }
+  return weights;
+}
+
+/**
+ * The largest share of the question's words (those the knowledge base holds) that one unit holds,
+ * each weighed by its inverse chunk frequency in the knowledge base; a word found only in the
+ * unit's heading trail counts half. Null when the knowledge base holds none of the words.
+ */
+function corpusEvidence(frequencies: WordFrequencies, units: readonly Unit[], headings: readonly Set<string>[]): number | null {
+  const weights = corpusWeights(frequencies);
+  const total = [...weights.values()].reduce((s, w) => s + w, 0);
+  if (total === 0) return null;
+  let best = 0;
+  for (const unit of units) {
+    let held = 0;
+    for (const [term, w] of weights) {
+      if (unit.terms.has(term)) held += w;
+      else if (headings[unit.passage]!.has(term)) held += w / 2;
+    }
+    best = Math.max(best, held / total);
+  }
+  return best;
 }
 
 function limitLines(code: string, max: number): string {
@@ -520,9 +583,10 @@ export class ExtractiveAnswerer implements Answerer {
 
   async answer(input: AnswerInput, signal?: AbortSignal): Promise<AnswerStream> {
     signal?.throwIfAborted();
-    const { fragments, passages } = extractAnswer(input, this.options);
+    const { fragments, passages, answered } = extractAnswer(input, this.options);
     return {
       passages,
+      answered,
       fragments: (async function* () {
         for (const fragment of fragments) {
           signal?.throwIfAborted();

@@ -19,8 +19,8 @@ import { rerankTerms, type Reranker } from './rerank.ts';
 import type { SectionHit, SectionsRepository } from './sections.repository.ts';
 import type { HistoryMessage, Passage, RetrieveInput, Retrieval } from './types.ts';
 
-/** Chunks a standard retrieval reads. */
-const STANDARD_DEPTH = 10;
+/** Chunks a standard retrieval reads (as many as a search page of 20 results: its first five documents among them). */
+const STANDARD_DEPTH = 20;
 /**
  * Candidates standard retrieval's hybrid search reads from each ranking. On the Hugo evaluation
  * 40 found the answering page as often as 100, ranked it first once more, and cut the
@@ -39,6 +39,8 @@ const FEEDBACK_TERMS = 5;
 export const DEFAULT_MAX_DOCUMENTS = 5;
 /** Two passages sharing this much of the smaller one's word trigrams are near-duplicates. */
 const DUPLICATE_OVERLAP = 0.8;
+/** Words of a message whose frequencies in the knowledge base are looked up. */
+const MAX_WEIGHED_WORDS = 32;
 /** Characters of a section shown to a reranker. */
 const RERANK_TEXT_CHARS = 4_000;
 
@@ -75,10 +77,13 @@ export class PassageRetriever {
     const maxDocuments = input.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
     if (input.mode === 'smart') return this.smart(input.message, history, namespaces, budget, maxDocuments, signal);
     const query = standaloneQuery(input.message, history);
-    const { results: hits, bestSimilarity } = await this.scored(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
+    const [{ results: hits, bestSimilarity }, wordFrequencies] = await Promise.all([
+      this.scored(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES),
+      this.options.sections.chunkFrequencies(contentWords(input.message).slice(0, MAX_WEIGHED_WORDS)),
+    ]);
     const sections = await this.options.sections.sectionsOf(hits.map((h) => h.chunkId));
     const candidates = rankSections(hits.map((h) => ({ id: h.chunkId, score: h.score })), sections);
-    return { query, passages: assemble(candidates, budget, maxDocuments), bestSimilarity };
+    return { query, passages: assemble(candidates, budget, maxDocuments), bestSimilarity, wordFrequencies };
   }
 
   private async search(query: string, namespaces: readonly string[] | null, topK: number, signal?: AbortSignal, depth?: number): Promise<SearchResult[]> {
@@ -116,7 +121,10 @@ export class PassageRetriever {
         this.options.logger.warn({ err: error }, 'query rewrite failed; building the queries from the corpus');
       }
     }
-    const { results: first, bestSimilarity } = await this.scored(query, namespaces, SMART_DEPTH, signal, SMART_CANDIDATES);
+    const [{ results: first, bestSimilarity }, wordFrequencies] = await Promise.all([
+      this.scored(query, namespaces, SMART_DEPTH, signal, SMART_CANDIDATES),
+      this.options.sections.chunkFrequencies(contentWords(message).slice(0, MAX_WEIGHED_WORDS)),
+    ]);
     const lists: SearchResult[][] = [first];
     const known = new Map<string, SectionHit>();
     const remember = async (hits: readonly SearchResult[]) => {
@@ -154,12 +162,12 @@ export class PassageRetriever {
     const reranked = candidates
       .map((c, i) => ({ ...c, score: scores[i] ?? 0 }))
       .sort((a, b) => b.score - a.score || (a.section.sectionId < b.section.sectionId ? -1 : 1));
-    return { query, passages: assemble(reranked, budget, maxDocuments), bestSimilarity };
+    return { query, passages: assemble(reranked, budget, maxDocuments), bestSimilarity, wordFrequencies };
   }
 
   /** Inverse document frequencies of the query's content words in the corpus, by analysed term. */
   private async termWeights(query: string): Promise<Map<string, number>> {
-    const words = contentWords(query).slice(0, 32);
+    const words = contentWords(query).slice(0, MAX_WEIGHED_WORDS);
     const { chunks, frequencies } = await this.options.sections.chunkFrequencies(words);
     const weights = new Map<string, number>();
     const n = Math.max(chunks, 1);
@@ -213,49 +221,58 @@ function nearDuplicate(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean 
 }
 
 /**
- * The passages given to an answerer: candidates best first, each its whole section when that fits
- * (a section over a share of the budget gives its hit chunks instead), until the budget is spent;
- * at most `maxDocuments` documents; near-duplicates of a passage already taken are dropped.
+ * The passages given to an answerer, best first, within the budget, from at most `maxDocuments`
+ * documents. First each of those documents (the first ones the candidates name: what search
+ * ranked highest) gets its best section, whole when it fits its share of the budget, else its hit
+ * chunks, else its best hit chunk; then further sections, best first, while the budget lasts. So
+ * a long first section cannot crowd out the pages search ranked next. Near-duplicates of a
+ * passage already taken are dropped.
  */
 function assemble(candidates: readonly Candidate[], budget: number, maxDocuments: number): Passage[] {
   const perPassage = Math.max(400, Math.floor(budget * 0.4));
-  const passages: Passage[] = [];
+  const chosen: Array<{ candidate: Candidate; content: string; tokens: number }> = [];
   const taken: Array<Set<string>> = [];
   const documents = new Set<string>();
   let used = 0;
-  for (const candidate of candidates) {
-    if (budget - used < 50) break;
+  const firstOfEach = candidates.filter((c, i) => candidates.findIndex((o) => o.section.documentId === c.section.documentId) === i).slice(0, maxDocuments);
+  const share = Math.max(200, Math.floor(budget / Math.max(1, firstOfEach.length)));
+  const take = (candidate: Candidate, limit: number) => {
+    if (budget - used < 50) return;
     const { section } = candidate;
-    if (!documents.has(section.documentId) && documents.size >= maxDocuments) continue;
+    if (!documents.has(section.documentId) && documents.size >= maxDocuments) return;
     let content = section.sectionContent;
     let tokens = estimateTokens(content);
-    if (tokens > perPassage || tokens > budget - used) {
+    if (tokens > limit || tokens > budget - used) {
       const hits = [...candidate.hits].sort((a, b) => a.chunkOrdinal - b.chunkOrdinal);
       content = hits.map((h) => h.chunkContent).join('\n\n');
       tokens = estimateTokens(content);
-      if (tokens > budget - used) {
+      if (tokens > limit || tokens > budget - used) {
         content = candidate.hits[0]!.chunkContent;
         tokens = estimateTokens(content);
       }
     }
-    if (tokens > budget - used) continue;
+    if (tokens > budget - used) return;
     const words = shingles(content);
-    if (taken.some((t) => nearDuplicate(t, words))) continue;
+    if (taken.some((t) => nearDuplicate(t, words))) return;
     taken.push(words);
     documents.add(section.documentId);
     used += tokens;
-    passages.push({
-      documentId: section.documentId,
-      title: section.title,
-      slug: section.slug,
-      namespace: section.namespace,
-      ...(section.url ? { url: section.url } : {}),
-      headingPath: section.headingPath,
-      content,
-      ordinal: section.sectionOrdinal,
-      score: candidate.score,
-      tokens,
-    });
-  }
-  return passages;
+    chosen.push({ candidate, content, tokens });
+  };
+  for (const candidate of firstOfEach) take(candidate, Math.min(perPassage, share));
+  for (const candidate of candidates) if (!firstOfEach.includes(candidate)) take(candidate, perPassage);
+  const order = new Map(candidates.map((c, i) => [c, i]));
+  chosen.sort((a, b) => order.get(a.candidate)! - order.get(b.candidate)!);
+  return chosen.map(({ candidate: { section, score }, content, tokens }) => ({
+    documentId: section.documentId,
+    title: section.title,
+    slug: section.slug,
+    namespace: section.namespace,
+    ...(section.url ? { url: section.url } : {}),
+    headingPath: section.headingPath,
+    content,
+    ordinal: section.sectionOrdinal,
+    score,
+    tokens,
+  }));
 }

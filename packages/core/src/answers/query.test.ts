@@ -12,6 +12,20 @@ describe('follow-up queries', () => {
     expect(isFollowUp('What about it?')).toBe(true);
     expect(isFollowUp('Windows')).toBe(true);
     expect(isFollowUp('How do I configure the main menu of a multilingual site with nested entries?')).toBe(false);
+    expect(isFollowUp('how do I install it?')).toBe(true);
+    expect(isFollowUp('also for sections?')).toBe(true);
+  });
+
+  it('reads a new question as itself, however it opens', () => {
+    for (const message of [
+      'how do I make hugo server show drafts?',
+      'what is the difference between a leaf bundle and a branch bundle?',
+      'I want a page that is not rendered to its own html file',
+      'host on gitlab',
+    ]) {
+      expect(isFollowUp(message)).toBe(false);
+      expect(standaloneQuery(message, history)).toBe(message);
+    }
   });
 
   it('completes a follow-up with the key terms of the earlier questions, not the answers', () => {

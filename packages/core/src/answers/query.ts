@@ -6,12 +6,19 @@
 import { EXTENDED_STOP_WORDS, stem, tokenize } from '@kb/content';
 import type { HistoryMessage } from './types.ts';
 
-/** Words that open a message leaning on the previous one. */
-const CONNECTIVES = new Set(['and', 'or', 'but', 'also', 'so', 'then', 'what', 'how', 'same', 'other', 'instead', 'else', 'about']);
+/**
+ * Words that open a message leaning on the previous one ("and on Windows?", "also for pages?").
+ * Question words are not among them: "how do I ..." opens new questions as often as follow-ups.
+ */
+const CONNECTIVES = new Set(['and', 'or', 'but', 'also', 'so', 'then', 'same', 'instead', 'else', 'plus']);
+/** Question words that lean on the previous message when "about" follows ("what about pages?"). */
+const ABOUT_OPENERS = new Set(['what', 'how']);
 /** Words that refer back to something said before. */
-const REFERENCES = new Set(['it', 'its', 'this', 'that', 'these', 'those', 'them', 'they', 'there', 'one', 'ones', 'same', 'former', 'latter']);
-/** A message with at most this many content words is read as a follow-up when there is history. */
-const SHORT_MESSAGE_TERMS = 4;
+const REFERENCES = new Set(['it', 'its', 'this', 'that', 'these', 'those', 'them', 'they', 'same', 'former', 'latter']);
+/** A message referring back with at most this many content words of its own leans on the conversation. */
+const REFERRING_MESSAGE_TERMS = 3;
+/** A message with at most this many content words ("Windows?") is read as a follow-up when there is history. */
+const SHORT_MESSAGE_TERMS = 1;
 /** Earlier user messages a follow-up takes its context from. */
 const CONTEXT_MESSAGES = 2;
 /** Context words added to a follow-up. */
@@ -29,13 +36,20 @@ export function contentWords(text: string): string[] {
   return out;
 }
 
-/** Whether a message reads as a follow-up of the conversation rather than a question of its own. */
+/**
+ * Whether a message reads as a follow-up of the conversation rather than a question of its own:
+ * it opens with a connective ("and", "also", "what about"), refers back ("it", "that") with
+ * little of its own, or names a single thing ("Windows?"). Any other message stands alone, and is
+ * retrieved as asked: history completes a follow-up, it does not bend a new question.
+ */
 export function isFollowUp(message: string): boolean {
   const tokens = tokenize(message);
   if (tokens.length === 0) return true;
+  const words = contentWords(message).length;
   if (CONNECTIVES.has(tokens[0]!) && tokens.length <= 8) return true;
-  if (tokens.some((t) => REFERENCES.has(t)) && contentWords(message).length <= SHORT_MESSAGE_TERMS + 2) return true;
-  return contentWords(message).length <= SHORT_MESSAGE_TERMS;
+  if (ABOUT_OPENERS.has(tokens[0]!) && tokens[1] === 'about') return true;
+  if (tokens.some((t) => REFERENCES.has(t)) && words <= REFERRING_MESSAGE_TERMS) return true;
+  return words <= SHORT_MESSAGE_TERMS;
 }
 
 /**

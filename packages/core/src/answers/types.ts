@@ -66,6 +66,13 @@ export function sectionHeading(headingPath: string): string | undefined {
   return heading === '' ? undefined : heading;
 }
 
+/** The address of a passage's section (its document's, with the section's anchor), when the document has one. */
+export function sectionLink(passage: Pick<Passage, 'url' | 'headingPath'>): string | undefined {
+  if (!passage.url) return undefined;
+  const anchor = sectionAnchor(passage.headingPath);
+  return anchor ? `${passage.url}#${anchor}` : passage.url;
+}
+
 /** A message of the conversation so far, oldest first. */
 export interface HistoryMessage {
   role: 'user' | 'assistant';
@@ -95,6 +102,14 @@ export interface Retrieval {
   query: string;
   /** How close the knowledge base came to the query (SearchService.searchScored); null: nothing found. */
   bestSimilarity?: number | null;
+  /** How many chunks of the knowledge base hold each content word of the message. */
+  wordFrequencies?: WordFrequencies;
+}
+
+/** Chunks of the knowledge base holding each of some words, and the chunks in all. */
+export interface WordFrequencies {
+  chunks: number;
+  frequencies: ReadonlyMap<string, number>;
 }
 
 export interface AnswerInput {
@@ -107,12 +122,22 @@ export interface AnswerInput {
   history: readonly HistoryMessage[];
   /** Best first. */
   passages: readonly Passage[];
+  /**
+   * How many chunks of the knowledge base hold each content word of the question (the
+   * retrieval's): the built-in answerer weighs the evidence of the passages with it.
+   */
+  wordFrequencies?: WordFrequencies;
 }
 
 /** An answer being written: the passages it draws on are known before its first fragment. */
 export interface AnswerStream {
   /** The passages the answer draws on, best first. */
   passages: readonly Passage[];
+  /**
+   * False when the answerer found nothing in the passages that answers (its `passages` are then
+   * the closest the retrieval found, for the reader to look at). Default: whether there are passages.
+   */
+  answered?: boolean;
   /** Fragments of the answer, to be concatenated in order. */
   fragments: AsyncIterable<string>;
 }

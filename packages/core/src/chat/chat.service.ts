@@ -176,14 +176,21 @@ export class ChatService {
       let stream;
       try {
         stream = await this.answers.answerer.answer(
-          { question: request.message, query: retrieval.query, language: turn.language, history: turn.history, passages: retrieval.passages },
+          {
+            question: request.message,
+            query: retrieval.query,
+            language: turn.language,
+            history: turn.history,
+            passages: retrieval.passages,
+            ...(retrieval.wordFrequencies ? { wordFrequencies: retrieval.wordFrequencies } : {}),
+          },
           signal,
         );
       } catch (error) {
         record(null);
         throw error;
       }
-      record(stream.passages.length > 0);
+      record(stream.answered ?? stream.passages.length > 0);
       sources = sourcesOf(stream.passages);
       metaSent = true;
       metrics.chatMeta(answerer, secondsSince(began));

@@ -9,6 +9,10 @@ export class LocalEmbedder implements Embedder {
   readonly model: string;
   readonly dimension: number;
   readonly inProcess = true;
+  /** Its vectors are feature-hashed bags of words. */
+  readonly lexical = true;
+  /** Word vectors rank worse alone than with the full-text ranking (docs/benchmarks.md). */
+  readonly searchMode = 'hybrid' as const;
   private readonly vectorizer: LexicalVectorizer;
 
   constructor(options: LexicalVectorizerOptions = {}) {

@@ -115,6 +115,8 @@ export interface HybridRankOptions {
    * id always names the same text (a stored chunk's).
    */
   cache?: CandidateAnalysisCache;
+  /** Drop candidates that hold no term of the query (a vector match by a hashing collision of word vectors). */
+  requireTerm?: boolean;
 }
 
 /** A text as {@link hybridLexicalAnalyzer} analyses it: its distinct terms, sorted, and their counts. */
@@ -306,7 +308,8 @@ export function hybridRank(
     vMax = Math.max(vMax, c.vectorScore);
   }
 
-  const hits = pool.map((c, i) => {
+  const kept = pool.flatMap((c, i) => (options.requireTerm && tfs[i]!.size === 0 ? [] : [{ c, i }]));
+  const hits = kept.map(({ c, i }) => {
     const chunk = maxChunk > 0 ? chunkScores[i]! / maxChunk : 0;
     const document = maxDocument > 0 ? documents.get(c.documentId)!.score / maxDocument : 0;
     const vector = c.vectorScore === undefined ? 0 : vMax > vMin ? (c.vectorScore - vMin) / (vMax - vMin) : 1;

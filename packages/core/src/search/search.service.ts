@@ -4,7 +4,7 @@ import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { NAMESPACES, resolveNamespaces, type NamespaceScope } from '../namespaces.ts';
-import { CandidateAnalysisCache, HYBRID_DEFAULTS, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
+import { CandidateAnalysisCache, HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
 import { SearchRepository, type ChunkHit, type ScoredHit, type SearchRepositoryOptions } from './search.repository.ts';
 
 export type SearchMode = 'semantic' | 'hybrid';
@@ -16,6 +16,7 @@ export interface SearchInput {
   /** The caller's namespaces: a namespace outside them is refused (403); none asked for reads them all. */
   scope?: NamespaceScope;
   topK: number;
+  /** Default: the embedder's preferred mode ({@link SearchService.defaultMode}). */
   mode?: SearchMode;
   /** Hybrid: candidates read from each ranking (default 40, never fewer than topK). */
   depth?: number;
@@ -76,6 +77,11 @@ export class SearchService {
     this.repository = new SearchRepository(database, options);
   }
 
+  /** The mode of a search that names none: hybrid with the built-in embedder, semantic with a model's. */
+  get defaultMode(): SearchMode {
+    return this.embedder.searchMode ?? 'semantic';
+  }
+
   private async embedQuery(query: string, signal?: AbortSignal): Promise<number[]> {
     try {
       const [vector] = await this.embedder.embed([query], 'query', signal);
@@ -105,7 +111,7 @@ export class SearchService {
    * query's vector after feedback, over the vector candidates); null when nothing was found.
    */
   searchScored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
-    return inSpan('search', { 'kb.search.mode': input.mode ?? 'semantic', 'kb.search.top_k': input.topK }, async (span) => {
+    return inSpan('search', { 'kb.search.mode': input.mode ?? this.defaultMode, 'kb.search.top_k': input.topK }, async (span) => {
       const scored = await this.scored(input, signal);
       span?.setAttribute('kb.search.results', scored.results.length);
       return scored;
@@ -115,10 +121,16 @@ export class SearchService {
   private async scored(input: SearchInput, signal?: AbortSignal): Promise<{ results: SearchResult[]; bestSimilarity: number | null }> {
     const namespaces = searchedNamespaces(input);
     const vector = await this.embedQuery(input.query, signal);
-    if ((input.mode ?? 'semantic') === 'semantic') {
+    // Relevance floor: with word vectors, a result must hold a word of the query (a match
+    // without one is a hashing collision), so a query nothing matches finds nothing.
+    const lexical = this.embedder.lexical === true;
+    if ((input.mode ?? this.defaultMode) === 'semantic') {
       const hits = await this.repository.nearest(vector, namespaces, input.topK + DUPLICATE_SLACK);
+      const terms = lexical ? new Set(hybridLexicalAnalyzer(input.query)) : undefined;
       const results = collapseIdentical(
-        hits.map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) })),
+        hits
+          .filter((h) => !terms || this.analyses.analyse(h.chunkId, `${h.headingPath} ${h.content}`).terms.some((t) => terms.has(t)))
+          .map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) })),
         input.topK,
       );
       return { results, bestSimilarity: results[0]?.score ?? null };
@@ -158,7 +170,7 @@ export class SearchService {
         averageTokenCount: stats.avgdl,
         frequency: (word) => wordFrequencies.get(word),
       },
-      { limit: input.topK + DUPLICATE_SLACK, cache: this.analyses },
+      { limit: input.topK + DUPLICATE_SLACK, cache: this.analyses, requireTerm: lexical },
     );
     const results = collapseIdentical(
       ranked.map(({ id, score }) => {
@@ -168,6 +180,6 @@ export class SearchService {
       input.topK,
     );
     const best = Math.max(...similarity.values());
-    return { results, bestSimilarity: similarity.size > 0 ? clampUnit(best) : null };
+    return { results, bestSimilarity: similarity.size > 0 && results.length > 0 ? clampUnit(best) : null };
   }
 }

@@ -30,12 +30,12 @@ export class SearchUseCase {
     private readonly search: SearchService,
     /** Where searches are recorded with their best score (knowledge gaps). */
     private readonly queryLog: QueryLog | undefined,
-    private readonly options: { defaultMode?: SearchMode } = {},
   ) {}
 
   async run(caller: Principal, request: SearchRequest, signal?: AbortSignal): Promise<SearchHit[]> {
     const namespaces = request.namespaces && request.namespaces.length > 0 ? request.namespaces : null;
-    const mode = request.mode ?? this.options.defaultMode ?? 'semantic';
+    // Unasked, the mode the embedder ranks best in (hybrid for the built-in word vectors).
+    const mode = request.mode ?? this.search.defaultMode;
     const began = performance.now();
     const { results, bestSimilarity } = await this.search.searchScored(
       { query: request.query, namespaces, scope: caller.namespaces, topK: request.topK ?? DEFAULT_SEARCH_TOP_K, mode },

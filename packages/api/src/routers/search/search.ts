@@ -14,7 +14,8 @@ export const searchInput = z.strictObject({
     .optional()
     .meta({
       description:
-        'semantic (default): ranked by cosine similarity, score = 1 - cosine distance (0..1). ' +
+        'Default: hybrid with the built-in embedder, semantic with Voyage. ' +
+        'semantic: ranked by cosine similarity, score = 1 - cosine distance (0..1). ' +
         'hybrid: full-text (BM25) and vector candidates rescored together; score = 0.5 chunk BM25 + 0.35 document BM25 + 0.15 cosine, each normalised over the candidates (0..1, relative to the query).',
     }),
 });
