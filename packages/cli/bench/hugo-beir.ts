@@ -7,13 +7,15 @@
  *   pnpm kb eval /tmp/hugo-beir
  *
  * Documents are made as `kb ingest-folder` makes them (slug: the path relative to the folder;
- * title: front matter, first heading or file name).
+ * title: front matter, first heading or file name; site-generator directives resolved unless
+ * `--keep-directives` follows the folders).
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { documentFor } from '../src/commands/ingest-folder.ts';
 
-const [source, target] = process.argv.slice(2);
+const [source, target, flag] = process.argv.slice(2);
+const keepDirectives = flag === '--keep-directives';
 if (!source || !target) {
   console.error('usage: tsx bench/hugo-beir.ts <hugo-docs-dir> <output-dir>');
   process.exit(2);
@@ -28,7 +30,7 @@ const files = entries
   .sort();
 const corpus: string[] = [];
 for (const file of files) {
-  const doc = documentFor(source, file, await readFile(file, 'utf8'));
+  const doc = documentFor(source, file, await readFile(file, 'utf8'), { keepDirectives });
   corpus.push(JSON.stringify({ _id: doc.slug, title: doc.title, text: doc.content }));
 }
 await mkdir(join(target, 'qrels'), { recursive: true });

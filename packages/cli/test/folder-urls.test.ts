@@ -52,6 +52,32 @@ describe('page links of a folder', () => {
   });
 });
 
+describe('lower-case links', () => {
+  const lower = { ...hugo, lowerCase: true };
+  it('lower-cases the address made from the path and slug, as site generators publish it', () => {
+    expect(pageUrl('content/en/methods/site/Menus.md', {}, lower)?.url).toBe('https://gohugo.io/methods/site/menus/');
+    expect(pageUrl('content/en/Functions/_index.md', {}, lower)?.url).toBe('https://gohugo.io/functions/');
+    expect(pageUrl('content/en/news/x.md', { slug: 'Hello-World' }, lower)?.url).toBe('https://gohugo.io/news/hello-world/');
+    expect(pageUrl('Guide/Install.md', {}, { baseUrl: 'https://d.example.com/Docs/', lowerCase: true })?.url).toBe('https://d.example.com/Docs/guide/install.md');
+  });
+
+  it('keeps a front matter url as written, and the case of file names when not asked', () => {
+    expect(pageUrl('content/en/X.md', { url: '/Special/Page/' }, lower)?.url).toBe('https://gohugo.io/Special/Page/');
+    expect(pageUrl('content/en/methods/site/Menus.md', {}, hugo)?.url).toBe('https://gohugo.io/methods/site/Menus/');
+  });
+
+  it('is what documents get by default with a URL template, and not without one', () => {
+    const file = '/site/content/en/methods/site/Menus.md';
+    expect(documentFor('/site', file, '# Menus\n', { baseUrl: 'https://gohugo.io/', stripPrefix: 'content/en', urlTemplate: '{dir}/{name}/' }).metadata?.['url']).toBe(
+      'https://gohugo.io/methods/site/menus/',
+    );
+    expect(
+      documentFor('/site', file, '# Menus\n', { baseUrl: 'https://gohugo.io/', stripPrefix: 'content/en', urlTemplate: '{dir}/{name}/', lowerCaseUrls: false }).metadata?.['url'],
+    ).toBe('https://gohugo.io/methods/site/Menus/');
+    expect(documentFor('/site', file, '# Menus\n', { baseUrl: 'https://gohugo.io/' }).metadata?.['url']).toBe('https://gohugo.io/content/en/methods/site/Menus.md');
+  });
+});
+
 describe('which files a folder gives', () => {
   it('keeps included files, less excluded ones and those .kbignore lists (.gitignore rules)', () => {
     const wanted = fileFilter({ include: ['content/**'], exclude: ['_common/'], ignoreFile: '# fragments\n**/_drafts/*\n!keep.md\n' });

@@ -23,6 +23,54 @@ writeFileSync(join(docs, 'guide', 'image.png'), 'not markdown');
 
 const kb = (args: string[]) => run('packages/cli/src/main.ts', args, { KB_DATA_DIR: dataDir });
 
+describe('site-generator directives', () => {
+  const site = join(work, 'directives');
+  mkdirSync(join(site, 'content', 'en', '_common'), { recursive: true });
+  mkdirSync(join(site, 'content', 'en', 'menus'), { recursive: true });
+  writeFileSync(join(site, 'content', 'en', '_common', 'props.md'), '---\n_comment: fragment\n---\n\n`name`\n: The text of the entry.\n');
+  writeFileSync(join(work, 'outside.md'), 'secret outside the folder');
+  const page = [
+    '---',
+    'title: Menus',
+    '---',
+    '',
+    '## Properties',
+    '',
+    '{{% include "/_common/props.md" %}}',
+    '',
+    '{{% include "../../../outside.md" %}}',
+    '',
+    '{{< code-toggle file=hugo >}}',
+    '[menus.main]',
+    'weight = 20',
+    '{{< /code-toggle >}}',
+    '',
+  ].join('\n');
+  const file = join(site, 'content', 'en', 'menus', 'Front.md');
+
+  it('expands includes found in the folder, makes code-toggle a code block, and never reads outside the folder', () => {
+    const doc = documentFor(site, file, page);
+    expect(doc.content).toBe(
+      ['---', 'title: Menus', '---', '', '## Properties', '', '`name`', ': The text of the entry.', '', '', '', '```toml', '[menus.main]', 'weight = 20', '```', ''].join('\n'),
+    );
+    expect(doc.directives).toEqual({
+      shortcodes: 4,
+      includes: 1,
+      problems: [{ from: 'content/en/menus/Front.md', target: '../../../outside.md', reason: 'not found' }],
+    });
+  });
+
+  it('keeps them as written when asked', () => {
+    expect(documentFor(site, file, page, { keepDirectives: true }).content).toBe(page);
+  });
+
+  it('leaves MDX import lines and component tags out of .mdx files only', () => {
+    const mdx = "import Tabs from '@theme/Tabs';\n\n<Tabs>\n  <TabItem value=\"a\">\n\n  Text for *a*.\n\n  </TabItem>\n</Tabs>\n";
+    expect(documentFor(site, join(site, 'page.mdx'), mdx).content).toBe('\n\n\n\nText for *a*.\n\n\n\n');
+    expect(documentFor(site, join(site, 'page.md'), mdx).content).toBe(mdx);
+  });
+});
+
 describe('document naming', () => {
   it('takes the title from front matter, then the first heading, then the file name', () => {
     expect(titleOf('---\ntitle: "From front"\n---\n# Heading\n', 'a.md')).toBe('From front');
@@ -127,7 +175,7 @@ describe('kb ingest-folder', () => {
     mkdirSync(join(site, 'content', 'en', 'templates'), { recursive: true });
     writeFileSync(join(site, 'README.md'), '# Readme\n');
     writeFileSync(join(site, 'content', 'en', '_index.md'), '# Home\n');
-    writeFileSync(join(site, 'content', 'en', 'templates', '404.md'), '# 404\n\nA page not found.\n');
+    writeFileSync(join(site, 'content', 'en', 'templates', '404.md'), '# 404\n\nA page not found. {{< new-in 0.1 />}}\n\n{{% include "_common/fragment.md" %}}\n');
     writeFileSync(join(site, 'content', 'en', 'templates', 'draft.md'), '# Draft\n');
     writeFileSync(join(site, 'content', 'en', '_common', 'fragment.md'), '# Fragment\n');
     writeFileSync(join(site, '.kbignore'), '# not pages\n_common/\n');
@@ -139,6 +187,10 @@ describe('kb ingest-folder', () => {
     const mapped = await dry(['--base-url', 'https://gohugo.io/', '--strip-prefix', 'content/en', '--url-template', '{dir}/{name}/']);
     expect(mapped.stdout).toMatch(/^\+{4}\n4 files: 4 parsed/);
     expect(mapped.stdout).not.toContain('links:');
+    expect(mapped.stdout).toContain('directives: 2 shortcodes resolved, 1 includes expanded\n');
+    const upper = await dry(['--base-url', 'https://gohugo.io/', '--url-case', 'upper']);
+    expect(upper.code).toBe(1);
+    expect(upper.stderr).toContain('--url-case must be lower or keep');
     const bad = await dry(['--base-url', 'https://gohugo.io/', '--url-template', '{folder}/']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--url-template knows {dir}, {name} and {path} only');

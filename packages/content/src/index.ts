@@ -6,6 +6,8 @@ export { stripInlineMarkup } from './chunking/heading-text.ts';
 export { sentenceSpans } from './chunking/text-split.ts';
 export { estimateTokens } from './chunking/tokens.ts';
 export type { FrontMatter } from './chunking/front-matter.ts';
+export { MAX_INCLUDE_DEPTH, resolveSiteDirectives } from './directives/index.ts';
+export type { IncludeProblem, LoadedInclude, ResolvedDirectives, SiteDirectiveOptions } from './directives/index.ts';
 export { htmlToMarkdown } from './html/index.ts';
 export type { HtmlDocument, HtmlToMarkdownOptions } from './html/index.ts';
 export { STORAGE_CONVERTER_VERSION, storageToMarkdown } from './confluence/storage-to-markdown.ts';

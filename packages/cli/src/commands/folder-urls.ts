@@ -9,6 +9,10 @@
  * `{name}` the file name without its extension ("" for `index.md` and `_index.md`, which stand for
  * their folder) or the front matter `slug`. Repeated slashes collapse, so `{dir}/{name}/` gives
  * `templates/404/` for `templates/404.md` and `templates/` for `templates/_index.md`.
+ *
+ * With `lowerCase` (the default of `kb ingest-folder` with a template), the address made from the
+ * file's path is lower-cased, as Hugo and most site generators publish it (`methods/site/Menus.md`
+ * is served at `/methods/site/menus/`); a front matter `url` is kept as written.
  */
 import ignore from 'ignore';
 
@@ -18,6 +22,8 @@ export interface UrlMapping {
   stripPrefix?: string;
   /** e.g. `{dir}/{name}/`; absent: the file's path as it is. */
   template?: string;
+  /** Lower-case the address made from the file's path (and front matter slug). */
+  lowerCase?: boolean;
 }
 
 /** What a file's link was made from (the run's summary counts them). */
@@ -55,13 +61,15 @@ export function pageUrl(path: string, frontMatter: Record<string, unknown>, mapp
     if (/^https?:\/\//i.test(trimmed)) return URL.canParse(trimmed) ? { url: trimmed, origin: 'front-matter' } : undefined;
     if (URL.canParse(trimmed, mapping.baseUrl)) return { url: join(mapping.baseUrl, trimmed), origin: 'front-matter' };
   }
-  const relative = stripped(path, mapping.stripPrefix);
+  const kept = stripped(path, mapping.stripPrefix);
+  const relative = mapping.lowerCase ? kept.toLowerCase() : kept;
   if (mapping.template === undefined) return { url: join(mapping.baseUrl, relative), origin: 'path' };
   const slash = relative.lastIndexOf('/');
   let dir = slash < 0 ? '' : relative.slice(0, slash);
   const file = relative.slice(slash + 1);
   let name = file.replace(/\.[^.]+$/, '');
-  const slug = typeof frontMatter['slug'] === 'string' ? frontMatter['slug'].trim().replace(/^\/+|\/+$/g, '') : '';
+  const rawSlug = typeof frontMatter['slug'] === 'string' ? frontMatter['slug'].trim().replace(/^\/+|\/+$/g, '') : '';
+  const slug = mapping.lowerCase ? rawSlug.toLowerCase() : rawSlug;
   if (name === 'index' || name === '_index') {
     name = '';
     // A folder's own page: its slug renames the folder.

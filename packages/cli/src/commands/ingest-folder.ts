@@ -1,9 +1,18 @@
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { readdir, readFile, realpath } from 'node:fs/promises';
-import { basename, extname, join, relative, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { createHash } from 'node:crypto';
-import { findFrontMatter, parseFrontMatter, splitDocument, wellFormedText } from '@kb/content';
+import {
+  findFrontMatter,
+  parseFrontMatter,
+  resolveSiteDirectives,
+  splitDocument,
+  wellFormedText,
+  type IncludeProblem,
+  type LoadedInclude,
+} from '@kb/content';
 import { createLogger, DocumentsService, IngestionService, type IngestDocumentInput } from '@kb/core';
 import { CliError, openStore } from '../store.ts';
 import { aliasUrls, fileFilter, pageUrl, validTemplate, type UrlOrigin } from './folder-urls.ts';
@@ -19,7 +28,7 @@ async function shouldBulkLoad(
   // The documents exactly as the run makes them (a link from --base-url is part of the hash).
   const docs = await Promise.all(
     files.map(async (file) => {
-      const { urlOrigin: _origin, ...doc } = documentFor(dir, file, await readFile(file, 'utf8'), options);
+      const { urlOrigin: _origin, directives: _directives, ...doc } = documentFor(dir, file, await readFile(file, 'utf8'), options);
       return doc;
     }),
   );
@@ -28,10 +37,10 @@ async function shouldBulkLoad(
   return changed >= 50 && changed >= 0.25 * (stored + changed);
 }
 
-export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--prune] [--base-url URL [--strip-prefix DIR] [--url-template T]]
-         [--include GLOB]... [--exclude GLOB]... [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
+export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--prune] [--base-url URL [--strip-prefix DIR] [--url-template T] [--url-case lower|keep]]
+         [--keep-directives] [--include GLOB]... [--exclude GLOB]... [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
 
-Ingests every Markdown file (.md, .markdown) under the directory. A file named technical.md goes
+Ingests every Markdown file (.md, .markdown, .mdx) under the directory. A file named technical.md goes
 to the tech_docs namespace, every other file to user_docs. The slug is the file's path relative
 to the directory; the title is the front matter's title, else the first heading, else the file name.
 Each document records the folder it came from.
@@ -45,6 +54,13 @@ Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr
   --url-template T the page's address under --base-url, from {dir}, {name} (the file name
                    without extension; empty for index.md and _index.md, which stand for their
                    folder; front matter slug replaces it) and {path}: e.g. '{dir}/{name}/'
+  --url-case C     lower: the address made from the file's path is lower-cased, as site generators
+                   publish it (the default with --url-template); keep: as the files are named
+                   (the default without)
+  --keep-directives  store Hugo shortcodes and MDX syntax as written; by default they are
+                   resolved: includes expanded (targets in the directory), code-toggle and
+                   highlight made code blocks, paired shortcodes and JSX components replaced by
+                   their content, the rest and MDX import/export lines left out
   --include GLOB   read only files matching a pattern (repeatable; .gitignore syntax, against
                    the path relative to the directory)
   --exclude GLOB   leave out files matching a pattern (repeatable); a .kbignore file at the
@@ -53,7 +69,7 @@ Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr
   --api-url URL    send the documents to a running server instead of the configured store
   --api-key KEY    the API key for --api-url`;
 
-const MARKDOWN = new Set(['.md', '.markdown']);
+const MARKDOWN = new Set(['.md', '.markdown', '.mdx']);
 
 async function listMarkdown(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -112,7 +128,48 @@ export interface DocumentOptions {
   baseUrl?: string;
   stripPrefix?: string;
   urlTemplate?: string;
+  /** Lower-case links made from file paths (default: with a URL template). */
+  lowerCaseUrls?: boolean;
+  /** Store shortcodes and MDX syntax as written instead of resolving them. */
+  keepDirectives?: boolean;
   folder?: string;
+}
+
+/** Largest file an include may bring in (the page's own size is not limited here). */
+const MAX_INCLUDE_BYTES = 1_000_000;
+
+/**
+ * The include loader of a folder: the target is looked up from the including file's folder up to
+ * the top of `root` (Hugo writes `/_common/x.md` for `content/en/_common/x.md`), and only a file
+ * that really is inside `root` (symbolic links resolved) is read.
+ */
+function folderIncludes(root: string): (target: string, from: string) => LoadedInclude | undefined {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    realRoot = resolve(root);
+  }
+  const inside = (path: string): boolean => {
+    const rel = relative(realRoot, path);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  };
+  return (target, from) => {
+    const clean = target.trim().replace(/^\/+/, '');
+    if (clean === '' || clean.includes('\0')) return undefined;
+    for (let dir = dirname(join(root, from)); ; dir = dirname(dir)) {
+      const candidate = resolve(dir, clean);
+      try {
+        const real = realpathSync(candidate);
+        if (inside(real) && statSync(real).isFile() && statSync(real).size <= MAX_INCLUDE_BYTES) {
+          return { path: relativePath(realRoot, real), text: wellFormedText(readFileSync(real, 'utf8')) };
+        }
+      } catch {
+        // Not there: look one folder up.
+      }
+      if (!inside(dir)) return undefined;
+    }
+  };
 }
 
 /**
@@ -122,8 +179,23 @@ export interface DocumentOptions {
  * folder-urls.ts; an absolute front matter `url` is left to the pipeline, which reads it) and its
  * front matter `aliases` as links; with `folder`, the document records the folder it came from.
  */
-export function documentFor(root: string, file: string, content: string, options: DocumentOptions = {}): IngestDocumentInput & { urlOrigin?: UrlOrigin } {
-  const text = wellFormedText(content);
+export function documentFor(
+  root: string,
+  file: string,
+  content: string,
+  options: DocumentOptions = {},
+): IngestDocumentInput & { urlOrigin?: UrlOrigin; directives?: DirectiveCounts } {
+  let text = wellFormedText(content);
+  let directives: DirectiveCounts | undefined;
+  if (!options.keepDirectives) {
+    const resolved = resolveSiteDirectives(text, {
+      path: relativePath(root, file),
+      mdx: extname(file).toLowerCase() === '.mdx',
+      load: folderIncludes(root),
+    });
+    text = wellFormedText(resolved.text);
+    directives = { shortcodes: resolved.shortcodes, includes: resolved.includes, problems: resolved.problems };
+  }
   const metadata: Record<string, unknown> = {};
   let urlOrigin: UrlOrigin | undefined;
   if (options.baseUrl !== undefined) {
@@ -133,6 +205,7 @@ export function documentFor(root: string, file: string, content: string, options
       baseUrl: options.baseUrl,
       ...(options.stripPrefix !== undefined ? { stripPrefix: options.stripPrefix } : {}),
       ...(options.urlTemplate !== undefined ? { template: options.urlTemplate } : {}),
+      lowerCase: options.lowerCaseUrls ?? options.urlTemplate !== undefined,
     });
     if (link) {
       urlOrigin = link.origin;
@@ -143,12 +216,19 @@ export function documentFor(root: string, file: string, content: string, options
   }
   return {
     ...documentKey(root, file),
-    title: cut(wellFormedText(titleOf(content, file)), MAX_TITLE_CHARS),
+    title: cut(wellFormedText(titleOf(text, file)), MAX_TITLE_CHARS),
     content: text,
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(options.folder !== undefined ? { folder: options.folder } : {}),
     ...(urlOrigin !== undefined ? { urlOrigin } : {}),
+    ...(directives !== undefined ? { directives } : {}),
   };
+}
+
+export interface DirectiveCounts {
+  shortcodes: number;
+  includes: number;
+  problems: IncludeProblem[];
 }
 
 type Outcome = { mark: '+' | '.' | '!'; error?: string };
@@ -258,6 +338,8 @@ export async function ingestFolderCommand(
       'base-url': { type: 'string' },
       'strip-prefix': { type: 'string' },
       'url-template': { type: 'string' },
+      'url-case': { type: 'string' },
+      'keep-directives': { type: 'boolean', default: false },
       include: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
       limit: { type: 'string' },
@@ -287,6 +369,9 @@ export async function ingestFolderCommand(
   if ((stripPrefix !== undefined || urlTemplate !== undefined) && baseUrl === undefined) {
     throw new CliError('--strip-prefix and --url-template shape the links of --base-url: give --base-url too');
   }
+  const urlCase = values['url-case'];
+  if (urlCase !== undefined && urlCase !== 'lower' && urlCase !== 'keep') throw new CliError('--url-case must be lower or keep');
+  if (urlCase !== undefined && baseUrl === undefined) throw new CliError('--url-case shapes the links of --base-url: give --base-url too');
   if (urlTemplate !== undefined && !validTemplate(urlTemplate)) {
     throw new CliError('--url-template knows {dir}, {name} and {path} only (e.g. "{dir}/{name}/")');
   }
@@ -310,7 +395,11 @@ export async function ingestFolderCommand(
     ...(baseUrl !== undefined ? { baseUrl } : {}),
     ...(stripPrefix !== undefined ? { stripPrefix } : {}),
     ...(urlTemplate !== undefined ? { urlTemplate } : {}),
+    ...(urlCase !== undefined ? { lowerCaseUrls: urlCase === 'lower' } : {}),
+    keepDirectives: values['keep-directives'],
   };
+  // Shortcodes and MDX syntax resolved, and includes that could not be expanded (said in the summary).
+  const directiveCounts = { shortcodes: 0, includes: 0, problems: [] as Array<IncludeProblem> };
   // Links that are only the base URL joined with the file's path: said once in the summary.
   const pathLinks: string[] = [];
 
@@ -391,8 +480,13 @@ export async function ingestFolderCommand(
       const docs: Array<{ file: string; doc: IngestDocumentInput }> = [];
       for (const file of batch) {
         try {
-          const { urlOrigin, ...doc } = documentFor(folder, file, await readFile(file, 'utf8'), options);
+          const { urlOrigin, directives, ...doc } = documentFor(folder, file, await readFile(file, 'utf8'), options);
           if (urlOrigin === 'path') pathLinks.push(String(doc.metadata?.['url']));
+          if (directives) {
+            directiveCounts.shortcodes += directives.shortcodes;
+            directiveCounts.includes += directives.includes;
+            directiveCounts.problems.push(...directives.problems);
+          }
           docs.push({ file, doc });
         } catch (error) {
           record(file, { mark: '!', error: (error as Error).message });
@@ -452,6 +546,15 @@ export async function ingestFolderCommand(
     io.out(
       `links: ${pathLinks.length} of ${files.length} are --base-url joined with the file's path (${pathLinks.sort()[0]}); ` +
         `if the site serves pages elsewhere, give --url-template (and --strip-prefix), or a url in front matter\n`,
+    );
+  }
+  if (directiveCounts.shortcodes > 0) {
+    const { problems } = directiveCounts;
+    const first = problems.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0))[0];
+    io.out(
+      `directives: ${directiveCounts.shortcodes} shortcodes resolved, ${directiveCounts.includes} includes expanded` +
+        (first ? `; ${problems.length} left out (${first.from}: "${first.target}", ${first.reason})` : '') +
+        '\n',
     );
   }
   return counts.failed > 0 ? 1 : 0;

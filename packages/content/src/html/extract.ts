@@ -123,6 +123,8 @@ export interface ExtractedPage {
   content: Parents;
   /** `<base href>`, when the page has one. */
   baseHref: string | undefined;
+  /** Whether `content` is a landmark (`<main>`, `[role=main]`, `<article>`) rather than the body. */
+  landmark: boolean;
 }
 
 interface Survey {
@@ -216,6 +218,7 @@ export function extractPage(root: Root): ExtractedPage {
 
   const bodyLength = textLength(body);
   let content: Parents = body;
+  let landmark = false;
   for (const group of [mains, roleMains, articles]) {
     let best: Element | undefined;
     let bestLength = 0;
@@ -228,8 +231,9 @@ export function extractPage(root: Root): ExtractedPage {
     }
     if (best && bestLength * 5 >= bodyLength) {
       content = best;
+      landmark = true;
       break;
     }
   }
-  return { title, content, baseHref: found.baseHref };
+  return { title, content, baseHref: found.baseHref, landmark };
 }

@@ -33,6 +33,24 @@ describe('main content extraction', () => {
     }
   });
 
+  it('on a page without landmarks, keeps the article Readability finds rather than the whole body', () => {
+    // A single-page app: nothing but generated class names, no <main>, <article> or <nav>.
+    const links = Array.from({ length: 40 }, (_, n) => `<li><a href="/p${n}/">Guide page ${n}</a></li>`).join('');
+    const prose = Array.from(
+      { length: 6 },
+      (_, n) => `<p>Paragraph ${n} explains how the cache keeps pages, how long they stay, and what happens when a page changes, in enough words.</p>`,
+    ).join('');
+    const markdown = markdownOf(
+      `<div class="css-1a"><div class="css-2b"><ul>${links}</ul></div>` +
+        `<div class="css-3c"><h2>Caching</h2>${prose}<pre><code class="language-toml">[caches]\nmaxAge = -1\n</code></pre></div>` +
+        `<div class="css-4d"><span>Was this page helpful?</span><button>Yes</button></div></div>`,
+    );
+    expect(markdown.startsWith('## Caching\n\nParagraph 0 explains')).toBe(true);
+    expect(markdown).toContain('```toml\n[caches]\nmaxAge = -1\n```');
+    expect(markdown).not.toContain('Guide page');
+    expect(markdown).not.toContain('helpful');
+  });
+
   it('drops hidden elements: hidden, aria-hidden, display:none, visibility:hidden', () => {
     const markdown = markdownOf(`<main>
       <p>Visible.</p>
