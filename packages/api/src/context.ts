@@ -3,6 +3,7 @@ import type {
   ApiKeysService,
   AssistantService,
   FeedbackService,
+  FileIngestion,
   AuthenticatedKey,
   ChatService,
   ConversationsService,
@@ -34,6 +35,7 @@ export interface ApiServices {
   sessions: AdminSessions;
   ingestion: IngestionService;
   urlIngestion: UrlIngestion;
+  fileIngestion: FileIngestion;
   openApiIngestion: OpenApiIngestion;
   search: SearchService;
   wikiImports: WikiImports;
