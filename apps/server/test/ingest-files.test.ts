@@ -17,7 +17,7 @@ function form(files: Array<[string, string, Uint8Array]>, fields: Record<string,
 describe.each(kinds)('POST /api/v1/ingest/file (%s)', (kind) => {
   let service: TestService;
   let key: string;
-  const post = (body: BodyInit, init: { query?: string; type?: string; key?: string } = {}) =>
+  const post = (body: RequestInit['body'], init: { query?: string; type?: string; key?: string } = {}) =>
     service.api(`/api/v1/ingest/file${init.query ? `?${init.query}` : ''}`, {
       method: 'POST',
       key: init.key ?? key,
@@ -41,8 +41,21 @@ describe.each(kinds)('POST /api/v1/ingest/file (%s)', (kind) => {
     const again = await json(await post(pdf, { type: 'application/pdf', query: 'namespace=user_docs&filename=keys.pdf&url=https://docs.example.com/keys.pdf' }));
     expect(again).toMatchObject({ documentId: first.documentId, skipped: true });
     const found = await search('Page 2 line 3 revoke');
-    expect(found.results[0]).toMatchObject({ documentId: first.documentId, documentTitle: 'Key rotation guide', slug: 'keys.pdf', headingPath: 'Key rotation guide > Chapter 2' });
+    expect(found.results[0]).toMatchObject({
+      documentId: first.documentId,
+      documentTitle: 'Key rotation guide',
+      slug: 'keys.pdf',
+      url: 'https://docs.example.com/keys.pdf',
+      headingPath: 'Key rotation guide > Chapter 2',
+      page: 2,
+    });
     expect(found.results[0].content).not.toContain('kb:page');
+    // An answer cites the page: url#page=N.
+    const answer = await json(await service.api('/api/v1/chat', { method: 'POST', key, json: { message: 'What does page 3 line 4 say about revoking?', stream: false } }));
+    expect(answer.sources[0]).toMatchObject({ documentId: first.documentId, url: 'https://docs.example.com/keys.pdf', anchor: 'page=3', page: 3 });
+    // Markdown has no pages.
+    await service.api('/api/v1/ingest/md', { method: 'POST', key, json: { title: 'Plain', content: '# Plain\n\nNo pages in unusual zebra text.\n', namespace: 'user_docs' } });
+    expect((await search('unusual zebra')).results[0]).not.toHaveProperty('page');
   });
 
   it('takes several files in a multipart form, each answered on its own', async () => {
@@ -84,7 +97,7 @@ describe.each(kinds)('POST /api/v1/ingest/file (%s)', (kind) => {
   it('refuses bad files with the reason, writing nothing, and never answers 500', async () => {
     const before = (await json(await service.api('/api/v1/documents?namespace=user_docs', { key }))).total;
     const whole = await pdfKitPdf(3);
-    const cases: Array<[BodyInit, string, number, RegExp]> = [
+    const cases: Array<[RequestInit['body'], string, number, RegExp]> = [
       [await scannedPdf(), 'application/pdf', 422, /no text layer .*OCR is not supported/],
       [await pdfKitPdf(1, { userPassword: 'secret' }), 'application/pdf', 422, /encrypted/],
       [whole.subarray(0, whole.length >> 1), 'application/pdf', 422, /truncated or damaged/],

@@ -244,12 +244,14 @@ function assemble(candidates: readonly Candidate[], budget: number, maxDocuments
     taken.push(words);
     documents.add(section.documentId);
     used += tokens;
+    const page = candidate.hits[0]!.chunkPage;
     passages.push({
       documentId: section.documentId,
       title: section.title,
       slug: section.slug,
       namespace: section.namespace,
       ...(section.url ? { url: section.url } : {}),
+      ...(page !== null && page !== undefined ? { page } : {}),
       headingPath: section.headingPath,
       content,
       ordinal: section.sectionOrdinal,

@@ -518,6 +518,8 @@ export interface components {
             headingPath: string;
             content: string;
             namespace: string;
+            /** @description The page of its source the chunk starts on, for a PDF (link url#page=N) */
+            page?: number;
             score: number;
         };
         Feedback: {
@@ -564,8 +566,10 @@ export interface components {
             namespace: string;
             /** @description The document's address, when it has one */
             url?: string;
-            /** @description With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor */
+            /** @description With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor; for a PDF, page=N */
             anchor?: string;
+            /** @description For a PDF: the page the answer drew on first */
+            page?: number;
         };
         /** @description The vote on an answer */
         AnswerFeedback: {

@@ -40,7 +40,8 @@ export const sourceSchema = z
     anchor: z
       .string()
       .optional()
-      .meta({ description: 'With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor' }),
+      .meta({ description: 'With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor; for a PDF, page=N' }),
+    page: z.number().int().optional().meta({ description: 'For a PDF: the page the answer drew on first' }),
   })
   .meta({ id: 'ChatSource', description: 'A document the answer draws on' });
 
