@@ -128,3 +128,18 @@ function buildZipBomb(inflatedMb: number): Uint8Array {
 export function plainZip(): Uint8Array {
   return zipSync({ 'notes.txt': strToU8('not a document') });
 }
+
+/** A PDF's text page by page with the library the service reads PDFs with, and nothing else: the benchmark's yardstick. */
+export async function pdfTextAlone(bytes: Uint8Array): Promise<string[]> {
+  const { getDocumentProxy } = await import('unpdf');
+  const pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, verbosity: 0 });
+  const pages: string[] = [];
+  for (let n = 1; n <= pdf.numPages; n++) {
+    const page = await pdf.getPage(n);
+    const content = await page.getTextContent();
+    pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' '));
+    page.cleanup();
+  }
+  await pdf.destroy();
+  return pages;
+}
