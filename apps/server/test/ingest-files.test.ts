@@ -2,6 +2,7 @@ import { ghostscriptPdf, pdfKitPdf, pdfLibPdf, scannedPdf, wordDocx, zipBombDocx
 import { testStoreKinds } from '@kb/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestService, type TestService } from './helpers.ts';
+import { securitySuite } from './security.ts';
 
 const kinds = await testStoreKinds();
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -133,5 +134,9 @@ describe.each(kinds)('POST /api/v1/ingest/file (%s)', (kind) => {
     const untitled = await post(new TextEncoder().encode('plain words only'), { type: 'text/plain', query: 'namespace=user_docs' });
     expect(untitled.status).toBe(400);
     expect((await json(untitled)).message).toMatch(/title is required/);
+  });
+
+  describe('security', () => {
+    securitySuite(() => service, [{ procedure: 'ingest.file', raw: { body: '# Notes\n\nText.\n', type: 'text/markdown' } }]);
   });
 });
