@@ -16,6 +16,7 @@ import { clientAddressResolver, trustedPeerResolver } from './client-address.ts'
 import { jsonShapeProblem, readBody, withholdContinue } from './body.ts';
 import { handleBackupRoute } from './backup-route.ts';
 import { handleChatRoute } from './chat-route.ts';
+import { FILE_BODY_TYPES, FILE_QUERY, fileBodyRefusal, handleFileRoute } from './file-route.ts';
 import { Cors } from './cors.ts';
 import { createDocsRoutes } from './docs-route.ts';
 import { createHomeRoutes } from './home-route.ts';
@@ -354,6 +355,21 @@ export function createHttpApp(services: Services, options: HttpAppOptions = {}):
         req.headers['content-type'] = 'application/json';
         return forwardToRest(req, res, pathname);
       },
+    },
+    {
+      // A file upload: a multipart form or the file as the body, up to its own limit (see file-route.ts).
+      methods: ['POST'],
+      path: `${API_BASE_PATH}/ingest/file`,
+      query: FILE_QUERY,
+      body: { raw: { maxBytes: config.limits.maxFileBytes, mediaTypes: FILE_BODY_TYPES, refusal: fileBodyRefusal } },
+      handle: ({ req, res, url, raw }) =>
+        handleFileRoute(res, createContext(services, req), {
+          url,
+          body: raw!.body,
+          mediaType: raw!.mediaType,
+          contentType: req.headers['content-type'] ?? raw!.mediaType,
+          disposition: req.headers['content-disposition'],
+        }),
     },
     {
       // The chat stream is the one API operation beside the REST adapter (it cannot stream events);

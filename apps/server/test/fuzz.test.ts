@@ -54,7 +54,15 @@ const SITE = 'https://docs.fuzz.example';
  * go with a thumbs-down): a
  * schema-valid request may break one of them, and then gets a 400 that says which.
  */
-const CROSS_FIELD_RULES = new Set(['keys-create', 'keys-update', 'ingest-openapi', 'ingest-wiki', 'chat-feedback']);
+const CROSS_FIELD_RULES = new Set(['keys-create', 'keys-update', 'ingest-openapi', 'ingest-wiki', 'chat-feedback', 'ingest-file']);
+/**
+ * File uploads: operations whose body is a file, not JSON, sent a small Markdown file with the
+ * generated query (which holds its fields: `namespace` is needed there, a rule across the body's
+ * kind and the query). Malformed and mutated files: ingest-files-fuzz.test.ts.
+ */
+const FILE_BODIES: Record<string, { body: string; contentType: string }> = {
+  'ingest-file': { body: '# Fuzzed file\n\nA paragraph about fuzzing.\n', contentType: 'text/markdown' },
+};
 /** Documents served as they are, not operations of the API. */
 const NOT_API = new Set(['openapi', 'docs']);
 
@@ -114,11 +122,11 @@ interface Sent {
   text: string;
 }
 
-async function send(method: string, url: string, init: { key?: string; origin?: string; body?: string } = {}): Promise<Sent> {
+async function send(method: string, url: string, init: { key?: string; origin?: string; body?: string; contentType?: string } = {}): Promise<Sent> {
   const headers: Record<string, string> = {};
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.origin) headers.origin = init.origin;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
   let res: Response;
   try {
     res = await fetch(`${base}${url}`, { method, headers, body: init.body, signal: AbortSignal.timeout(HANG_MS) });
@@ -279,7 +287,10 @@ describe.each(operations)('$method $path', ({ path, method, operation }) => {
     await fc.assert(
       fc.asyncProperty(queryValues, id, body, async (values, idValue, bodyValue) => {
         const url = `${pathWith(path, idValue)}${queryString(Object.entries(values))}`;
-        const sent = await send(method, url, { ...credentials(path, operation), ...(bodyValue === undefined ? {} : { body: JSON.stringify(bodyValue) }) });
+        const sent = await send(method, url, {
+          ...credentials(path, operation),
+          ...(bodyValue === undefined ? (FILE_BODIES[operation.operationId] ?? {}) : { body: JSON.stringify(bodyValue) }),
+        });
         countStatus(operation.operationId, sent.status);
         const what = `${method} ${url} ${bodyValue === undefined ? '' : JSON.stringify(bodyValue).slice(0, 2_000)} -> ${sent.status} ${sent.text.slice(0, 300)}`;
         expect(sent.status, what).toBeLessThan(500);
@@ -341,7 +352,7 @@ describe.each(operations)('$method $path', ({ path, method, operation }) => {
       }
       await fc.assert(
         fc.asyncProperty(fc.oneof(...choices), async ({ url, rule, pathOnly }) => {
-          const sent = await send(method, url, { ...credentials(path, operation), ...(jsonBody ? { body: '{}' } : {}) });
+          const sent = await send(method, url, { ...credentials(path, operation), ...(jsonBody ? { body: '{}' } : (FILE_BODIES[operation.operationId] ?? {})) });
           countStatus(operation.operationId, sent.status);
           const what = `${method} ${url} (${rule}) -> ${sent.status} ${sent.text.slice(0, 300)}`;
           if (pathOnly) expect([400, 404], what).toContain(sent.status);

@@ -10,6 +10,8 @@ export interface ProcedureUnderTest {
   path?: string;
   /** A valid body, so that only the credentials decide the answer. */
   json?: unknown;
+  /** A body that is not JSON (a file upload), with its type: instead of `json`. */
+  raw?: { body: string; type: string };
 }
 
 type Procedures = Record<string, { _def: { meta?: Meta } }>;
@@ -38,7 +40,7 @@ export function protectedProcedures(): Map<string, { method: string; path: strin
  */
 export function securitySuite(getService: () => TestService, procedures: ProcedureUnderTest[]): void {
   const known = protectedProcedures();
-  for (const { procedure, path: given, json } of procedures) {
+  for (const { procedure, path: given, json, raw } of procedures) {
     const route = known.get(procedure);
     if (!route) throw new Error(`${procedure} is not a procedure that needs credentials`);
     const template = new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}$`);
@@ -46,7 +48,9 @@ export function securitySuite(getService: () => TestService, procedures: Procedu
     if (!template.test(path)) throw new Error(`${path} is not the route of ${procedure} (${route.path})`);
     const name = `${route.method} ${path}`;
     const call = (init: { key?: string; headers?: Record<string, string> } = {}) =>
-      getService().api(path, { method: route.method, json, ...init });
+      raw
+        ? getService().api(path, { method: route.method, body: raw.body, ...init, headers: { 'content-type': raw.type, ...init.headers } })
+        : getService().api(path, { method: route.method, json, ...init });
 
     it(`${name}: 401 without credentials`, async () => {
       const res = await call();

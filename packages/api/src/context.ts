@@ -3,6 +3,7 @@ import type {
   ApiKeysService,
   AssistantService,
   FeedbackService,
+  FileIngestion,
   AuthenticatedKey,
   ChatService,
   ConversationsService,
@@ -35,6 +36,7 @@ export interface ApiServices {
   sessions: AdminSessions;
   ingestion: IngestionService;
   urlIngestion: UrlIngestion;
+  fileIngestion: FileIngestion;
   openApiIngestion: OpenApiIngestion;
   /** Searching (scope, ranking, query log, metrics): what every search door calls. */
   search: SearchUseCase;

@@ -11,5 +11,7 @@ export type { RestErrorResponse } from './rest-error.ts';
 export { boundIssues, invalidInputMessage } from './input-issues.ts';
 export type { InputIssue } from './input-issues.ts';
 export { chatStreamRouter, createChatStreamCaller } from './routers/chat/stream.ts';
+export { createFileIngestCaller, MAX_FILES_PER_REQUEST } from './routers/ingest/file.ts';
+export type { IngestFileRequest } from './routers/ingest/file.ts';
 export { chatAnswerSchema, chatInput, sourceSchema } from './routers/chat/schemas.ts';
 export type { ChatInput } from './routers/chat/schemas.ts';

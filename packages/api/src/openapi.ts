@@ -3,6 +3,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { ERROR_SCHEMA, ERROR_SCHEMA_NAME, operationResponses, operationSecurity, SHARED_HEADERS, SHARED_RESPONSES } from './openapi-responses.ts';
 import { appRouter } from './root.ts';
 import { addChatPath } from './routers/chat/openapi.ts';
+import { addFilePath } from './routers/ingest/file-openapi.ts';
 import type { Meta } from './trpc.ts';
 
 export const API_BASE_PATH = '/api/v1';
@@ -120,6 +121,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
     },
   });
   addChatPath(document as Parameters<typeof addChatPath>[0]);
+  addFilePath(document as Parameters<typeof addFilePath>[0]);
   const paths = (document.paths ?? {}) as Record<string, Record<string, Operation & Json>>;
   const rawSpec = paths['/ingest/openapi']?.post;
   if (rawSpec) describeRawSpecBody(rawSpec);

@@ -260,6 +260,7 @@ const assistantSchema = z
 const limitsSchema = z.object({
   KB_MAX_BODY_BYTES: positiveInt(10 * 1024 * 1024),
   KB_MAX_SPEC_BYTES: positiveInt(25 * 1024 * 1024),
+  KB_MAX_FILE_BYTES: positiveInt(25 * 1024 * 1024),
   KB_MAX_FETCH_BYTES: positiveInt(10 * 1024 * 1024),
   KB_FETCH_TIMEOUT_MS: positiveInt(15_000),
   KB_MAX_REDIRECTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(20).default(5)),
@@ -416,6 +417,8 @@ export interface Config {
   limits: {
     maxBodyBytes: number;
     maxSpecBytes: number;
+    /** Largest file upload (POST /ingest/file's whole body). */
+    maxFileBytes: number;
     maxFetchBytes: number;
     fetchTimeoutMs: number;
     maxRedirects: number;
@@ -535,6 +538,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
     limits: {
       maxBodyBytes: limits.KB_MAX_BODY_BYTES,
       maxSpecBytes: limits.KB_MAX_SPEC_BYTES,
+      maxFileBytes: limits.KB_MAX_FILE_BYTES,
       maxFetchBytes: limits.KB_MAX_FETCH_BYTES,
       fetchTimeoutMs: limits.KB_FETCH_TIMEOUT_MS,
       maxRedirects: limits.KB_MAX_REDIRECTS,

@@ -21,6 +21,7 @@ export { LexicalVectorizer, LOCAL_EMBEDDER_VERSION } from './lexical/vectorize.t
 export type { LexicalVectorizerOptions } from './lexical/vectorize.ts';
 export { embeddingText, splitDocument } from './prepare.ts';
 export type { PreparedDocuments, SplitDocument } from './prepare.ts';
-export { runTask, stopWorkerPool } from './worker/pool.ts';
+export { convertFileOffThread, FILE_CONVERSION_TIMEOUT_MS, FILE_WORKER_HEAP_MB, runTask, stopWorkerPool, TaskPool } from './worker/pool.ts';
+export * from './files/index.ts';
 export { collectStartupGarbage } from './worker/startup-garbage.ts';
 export type { TaskInput, TaskName, TaskOutput } from './worker/tasks.ts';

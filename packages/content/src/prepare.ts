@@ -1,4 +1,5 @@
 import { chunkMarkdown } from './chunking/index.ts';
+import { hasPageMarkers, stripPageMarkers } from './files/markers.ts';
 import { LexicalVectorizer } from './lexical/vectorize.ts';
 
 /** The text a child chunk is embedded as: its heading trail (title first) and its content. */
@@ -11,7 +12,7 @@ export interface SplitDocument {
   /** Front matter. */
   metadata: Record<string, unknown>;
   parents: Array<{ ordinal: number; headingPath: string; content: string }>;
-  children: Array<{ parentOrdinal: number; ordinal: number; headingPath: string; content: string; tokenCount: number }>;
+  children: Array<{ parentOrdinal: number; ordinal: number; headingPath: string; content: string; tokenCount: number; page?: number }>;
 }
 
 /**
@@ -24,19 +25,30 @@ export interface SplitDocument {
  */
 export function splitDocument(input: { title: string; content: string }): SplitDocument {
   const chunked = chunkMarkdown(input);
+  // A document with page markers (a PDF's): each child keeps the page it starts on, and the
+  // markers are taken out of the stored text (a child of nothing but a marker is dropped).
+  const paged = hasPageMarkers(input.content);
+  let page: number | null = null;
   const seen = new Set<string>();
   const children: SplitDocument['children'] = [];
   for (const parent of chunked.parents) {
     for (const child of parent.children) {
-      const key = `${child.headingPath}\u0000${child.content}`;
+      let { content } = child;
+      let childPage: number | null = null;
+      if (paged) {
+        const stripped = stripPageMarkers(content, page);
+        ({ text: content, page: childPage, last: page } = stripped);
+        if (content === '') continue;
+      }
+      const key = `${child.headingPath}\u0000${content}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      children.push({ ...child, ordinal: children.length, parentOrdinal: parent.ordinal });
+      children.push({ ...child, content, ordinal: children.length, parentOrdinal: parent.ordinal, ...(childPage === null ? {} : { page: childPage }) });
     }
   }
   return {
     metadata: chunked.metadata,
-    parents: chunked.parents.map((p) => ({ ordinal: p.ordinal, headingPath: p.headingPath, content: p.content })),
+    parents: chunked.parents.map((p) => ({ ordinal: p.ordinal, headingPath: p.headingPath, content: paged ? stripPageMarkers(p.content, null).text : p.content })),
     children,
   };
 }

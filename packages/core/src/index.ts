@@ -48,6 +48,8 @@ export { HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridRank } from './search/hyb
 export type { HybridCandidate, HybridStatistics, RankedHit } from './search/hybrid.ts';
 export { rocchio } from './search/prf.ts';
 export { UrlIngestion } from './ingestion/url-ingestion.ts';
+export { FileIngestion, fileRefusal } from './ingestion/file-ingestion.ts';
+export type { FileOutcome, IngestFileInput, IngestFileResult } from './ingestion/file-ingestion.ts';
 export type { IngestUrlInput } from './ingestion/url-ingestion.ts';
 export { OpenApiIngestion } from './openapi/openapi-ingestion.ts';
 export type { IngestOpenApiInput, IngestOpenApiResult } from './openapi/openapi-ingestion.ts';

@@ -26,6 +26,7 @@ const MIGRATIONS = [
   '20261127T1300_job_retries',
   '20261127T1400_document_urls',
   '20261127T1500_namespace_statistics',
+  '20261202T0200_chunk_pages',
 ];
 
 describe.each(kinds)('schema on %s', (kind) => {

@@ -30,6 +30,8 @@ import type {
   GapPage,
   GapsQuery,
   IngestMarkdownInput,
+  IngestFileResult,
+  IngestFilesResult,
   IngestOpenApiResult,
   IngestResult,
   IngestUrlInput,
@@ -77,6 +79,36 @@ export type IngestOpenApiOptions = CallOptions & {
   /** The text's format; default: JSON when it starts with "{", else YAML. Ignored for an object. */
   format?: 'json' | 'yaml';
 };
+
+/** A file's content: bytes, a Blob (a browser File), or a stream of bytes (a Node Readable, a ReadableStream). */
+export type FileContent = Blob | ArrayBuffer | Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export type IngestFileOptions = CallOptions & {
+  namespace: Namespace;
+  /** The file's name: its extension tells the type of an untyped file, and it is the default slug. A File's own name by default. */
+  filename?: string;
+  /** The file's media type (application/pdf, ...); default: a Blob's own type, else told from the name or the content. */
+  type?: string;
+  title?: string;
+  slug?: string;
+  /** The file's http(s) address: answers cite it (a PDF's with #page=N). */
+  url?: string;
+  folder?: string;
+};
+
+/** A file's content as a Blob: a stream is read whole (at most KB_MAX_FILE_BYTES is taken anyway), so a retry can send it again. */
+async function fileBlob(content: FileContent, type: string | undefined): Promise<Blob> {
+  if (content instanceof Blob) return type === undefined || type === content.type ? content : new Blob([content], { type });
+  if (content instanceof ArrayBuffer || content instanceof Uint8Array) return new Blob([content as BlobPart], type ? { type } : {});
+  const parts: Uint8Array[] = [];
+  if (typeof (content as ReadableStream<Uint8Array>).getReader === 'function') {
+    const reader = (content as ReadableStream<Uint8Array>).getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) parts.push(read.value);
+  } else {
+    for await (const part of content as AsyncIterable<Uint8Array>) parts.push(part);
+  }
+  return new Blob(parts as BlobPart[], type ? { type } : {});
+}
 
 /** `/api/v1` below the service's address, whichever of the two was given. */
 export function apiBaseUrl(baseUrl: string): string {
@@ -163,6 +195,43 @@ export function createKbClient(options: KbClientOptions) {
             ...(call.signal ? { signal: call.signal } : {}),
           }),
         );
+      },
+      /**
+       * Ingests a file: PDF, Word (.docx), HTML, Markdown or plain text, sent as the body with its
+       * type. `skipped` when the same file was already stored; 422 says why a file cannot be read
+       * (a scan without text, encrypted, corrupt), 415 names the types taken.
+       */
+      file: async (content: FileContent, options: IngestFileOptions): Promise<IngestFileResult> => {
+        const { namespace, filename, type, title, slug, url, folder, ...call } = options;
+        const blob = await fileBlob(content, type);
+        const name = filename ?? (typeof File !== 'undefined' && content instanceof File ? content.name : undefined);
+        const query = { namespace, ...(name ? { filename: name } : {}), ...(title ? { title } : {}), ...(slug ? { slug } : {}), ...(url ? { url } : {}), ...(folder ? { folder } : {}) };
+        return unwrap(
+          api.POST('/ingest/file', {
+            body: blob as never,
+            bodySerializer: (body: unknown) => body as Blob,
+            headers: { 'Content-Type': blob.type || 'application/octet-stream' },
+            params: { query },
+            ...call,
+          }),
+        ) as Promise<IngestFileResult>;
+      },
+      /**
+       * Ingests several files in one multipart request (each named by its file name, the slug by
+       * default): each file's result, or why it was refused; rejects only when every file was.
+       */
+      files: async (
+        files: ReadonlyArray<{ content: FileContent; filename: string; type?: string }>,
+        options: Pick<IngestFileOptions, 'namespace' | 'folder'> & CallOptions,
+      ): Promise<IngestFilesResult> => {
+        const { namespace, folder, ...call } = options;
+        const form = new FormData();
+        for (const file of files) form.append('file', await fileBlob(file.content, file.type), file.filename);
+        form.append('namespace', namespace);
+        if (folder) form.append('folder', folder);
+        const result = (await unwrap(api.POST('/ingest/file', { body: form as never, bodySerializer: (body: unknown) => body as FormData, ...call }))) as IngestFileResult | IngestFilesResult;
+        // One file answers as `file` does.
+        return 'documents' in result ? result : { documents: [result] };
       },
       /** Queues the import of a wiki space (202); follow it with `jobs()`. */
       wiki: (input: IngestWikiInput, call: CallOptions = {}): Promise<WikiImportAccepted> => unwrap(api.POST('/ingest/wiki', { body: input, ...call })),

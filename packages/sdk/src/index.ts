@@ -1,5 +1,5 @@
 export { apiBaseUrl, createKbClient } from './client.js';
-export type { CallOptions, IngestOpenApiOptions, KbClient, KbClientOptions } from './client.js';
+export type { CallOptions, FileContent, IngestFileOptions, IngestOpenApiOptions, KbClient, KbClientOptions } from './client.js';
 export { KbError, kbErrorFrom, KbNetworkError, retryAfterSeconds } from './errors.js';
 export type { ErrorBody, ErrorCode, InputIssue } from './errors.js';
 export { ChatStream } from './stream.js';

@@ -77,6 +77,54 @@ describe('requests', () => {
     ]);
   });
 
+  it('sends a file as the body with its type and fields in the query, from bytes, a Blob or a stream', async () => {
+    const seen: Array<{ url: string; type: string | null; body: string }> = [];
+    server.use(
+      http.post(`${API}/ingest/file`, async ({ request }) => {
+        const type = request.headers.get('content-type');
+        if (type?.startsWith('multipart/form-data')) {
+          const form = await request.formData();
+          const files = form.getAll('file') as File[];
+          seen.push({ url: request.url, type: 'multipart', body: `${form.get('namespace')}:${files.map((f) => `${f.name}=${f.type}`).join(',')}` });
+          return HttpResponse.json(files.length === 1 ? { documentId: 'd1', skipped: false, format: 'pdf' } : { documents: [] });
+        }
+        seen.push({ url: request.url, type, body: await request.text() });
+        return HttpResponse.json({ documentId: 'd1', skipped: false, format: 'pdf', pages: 1 });
+      }),
+    );
+    const client = kb();
+    const bytes = new TextEncoder().encode('%PDF-1.7 body');
+    expect(await client.ingest.file(bytes, { namespace: 'user_docs', filename: 'guide.pdf', type: 'application/pdf', url: 'https://docs.example.com/guide.pdf' })).toEqual({
+      documentId: 'd1',
+      skipped: false,
+      format: 'pdf',
+      pages: 1,
+    });
+    await client.ingest.file(new Blob(['# Notes'], { type: 'text/markdown' }), { namespace: 'tech_docs', title: 'Notes' });
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 4));
+        controller.enqueue(bytes.subarray(4));
+        controller.close();
+      },
+    });
+    await client.ingest.file(stream, { namespace: 'user_docs', filename: 'streamed.pdf' });
+    async function* chunks() {
+      yield bytes;
+    }
+    await client.ingest.file(chunks(), { namespace: 'user_docs', filename: 'iterated.pdf' });
+    expect(await client.ingest.files([{ content: bytes, filename: 'a.pdf', type: 'application/pdf' }], { namespace: 'user_docs' })).toEqual({
+      documents: [{ documentId: 'd1', skipped: false, format: 'pdf' }],
+    });
+    expect(seen).toEqual([
+      { url: `${API}/ingest/file?namespace=user_docs&filename=guide.pdf&url=https%3A%2F%2Fdocs.example.com%2Fguide.pdf`, type: 'application/pdf', body: '%PDF-1.7 body' },
+      { url: `${API}/ingest/file?namespace=tech_docs&title=Notes`, type: 'text/markdown', body: '# Notes' },
+      { url: `${API}/ingest/file?namespace=user_docs&filename=streamed.pdf`, type: 'application/octet-stream', body: '%PDF-1.7 body' },
+      { url: `${API}/ingest/file?namespace=user_docs&filename=iterated.pdf`, type: 'application/octet-stream', body: '%PDF-1.7 body' },
+      { url: `${API}/ingest/file`, type: 'multipart', body: 'user_docs:a.pdf=application/pdf' },
+    ]);
+  });
+
   it('signs in and out of an admin session, with the cookie policy asked for', async () => {
     const seen: Array<{ url: string; body: string; credentials: RequestCredentials; auth: string | null }> = [];
     const fetch = async (request: Request) => {

@@ -5,15 +5,18 @@ import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { createHash } from 'node:crypto';
 import {
+  convertFileOffThread,
+  FileConversionError,
   findFrontMatter,
   parseFrontMatter,
   resolveSiteDirectives,
   splitDocument,
+  stopWorkerPool,
   wellFormedText,
   type IncludeProblem,
   type LoadedInclude,
 } from '@kb/content';
-import { createLogger, DocumentsService, IngestionService, type IngestDocumentInput } from '@kb/core';
+import { createLogger, DocumentsService, FileIngestion, IngestionService, type IngestDocumentInput, type IngestFileInput } from '@kb/core';
 import { CliError, openStore } from '../store.ts';
 import { aliasUrls, fileFilter, pageUrl, validTemplate, type UrlOrigin } from './folder-urls.ts';
 
@@ -27,7 +30,7 @@ async function shouldBulkLoad(
   if (files.length < 50) return false;
   // The documents exactly as the run makes them (a link from --base-url is part of the hash).
   const docs = await Promise.all(
-    files.map(async (file) => {
+    files.filter((file) => !isConverted(file)).map(async (file) => {
       const { urlOrigin: _origin, directives: _directives, ...doc } = documentFor(dir, file, await readFile(file, 'utf8'), options);
       return doc;
     }),
@@ -40,9 +43,10 @@ async function shouldBulkLoad(
 export const INGEST_FOLDER_USAGE = `Usage: kb ingest-folder <directory> [--dry-run] [--prune] [--base-url URL [--strip-prefix DIR] [--url-template T] [--url-case lower|keep]]
          [--keep-directives] [--include GLOB]... [--exclude GLOB]... [--limit=N] [--concurrency=N] [--api-url URL --api-key KEY]
 
-Ingests every Markdown file (.md, .markdown, .mdx) under the directory. A file named technical.md goes
-to the tech_docs namespace, every other file to user_docs. The slug is the file's path relative
-to the directory; the title is the front matter's title, else the first heading, else the file name.
+Ingests every Markdown file (.md, .markdown, .mdx), PDF (.pdf) and Word file (.docx) under the
+directory. A file named technical.md goes to the tech_docs namespace, every other file to
+user_docs. The slug is the file's path relative to the directory; the title is the front matter's
+title, else the first heading, else the file name (a PDF's or Word file's own title, else its name).
 Each document records the folder it came from.
 Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr), - deleted.
   --dry-run        parse and report, write nothing (with --prune: list what would be deleted)
@@ -70,11 +74,15 @@ Progress: + ingested, . unchanged (skipped), ! failed (the reason goes to stderr
   --api-key KEY    the API key for --api-url`;
 
 const MARKDOWN = new Set(['.md', '.markdown', '.mdx']);
+/** Files converted to Markdown as POST /ingest/file converts them. */
+const CONVERTED = new Set(['.pdf', '.docx']);
+
+const isConverted = (file: string): boolean => CONVERTED.has(extname(file).toLowerCase());
 
 async function listMarkdown(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
-    .filter((e) => e.isFile() && MARKDOWN.has(extname(e.name).toLowerCase()))
+    .filter((e) => e.isFile() && (MARKDOWN.has(extname(e.name).toLowerCase()) || isConverted(e.name)))
     .map((e) => join(e.parentPath, e.name))
     .sort();
 }
@@ -269,6 +277,45 @@ async function postDocument(apiUrl: string, apiKey: string, doc: IngestDocumentI
   return { mark: (body as { skipped?: boolean }).skipped ? '.' : '+' };
 }
 
+/** A PDF or Word file for POST /ingest/file (or the file ingestion of the store): named, keyed by its path, linked under --base-url. */
+function fileFor(root: string, file: string, bytes: Uint8Array, options: DocumentOptions): IngestFileInput {
+  const path = relativePath(root, file);
+  let url: string | undefined;
+  if (options.baseUrl !== undefined) {
+    const prefix = options.stripPrefix?.replace(/^\/+|\/+$/g, '');
+    url = joinUrl(options.baseUrl, prefix && path.startsWith(`${prefix}/`) ? path.slice(prefix.length + 1) : path);
+  }
+  return {
+    namespace: documentKey(root, file).namespace,
+    bytes,
+    filename: basename(file),
+    slug: documentKey(root, file).slug,
+    ...(url !== undefined ? { url } : {}),
+    ...(options.folder !== undefined ? { folder: options.folder } : {}),
+  };
+}
+
+async function postFile(apiUrl: string, apiKey: string, input: IngestFileInput): Promise<Outcome> {
+  const query = new URLSearchParams({ namespace: input.namespace, filename: input.filename!, slug: input.slug! });
+  if (input.url !== undefined) query.set('url', input.url);
+  if (input.folder !== undefined) query.set('folder', input.folder);
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(new URL(`/api/v1/ingest/file?${query}`, apiUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/octet-stream' },
+      body: input.bytes,
+    });
+    if (res.status === 429 && attempt < 5) {
+      const wait = Number(res.headers.get('retry-after') ?? '1');
+      await new Promise((r) => setTimeout(r, Math.min(60, Math.max(1, wait)) * 1000));
+      continue;
+    }
+    const body = (await res.json().catch(() => ({}))) as ApiBody & { skipped?: boolean };
+    if (!res.ok) return { mark: '!', error: apiFailure(res, body) };
+    return { mark: body.skipped ? '.' : '+' };
+  }
+}
+
 interface StoredDocument {
   id: string;
   namespace: string;
@@ -407,6 +454,8 @@ export async function ingestFolderCommand(
   const counts = { ingested: 0, skipped: 0, failed: 0, chunks: 0, deleted: 0 };
   // A batch of documents in, one outcome per document out.
   let ingestBatch: (docs: IngestDocumentInput[]) => Promise<Outcome[]>;
+  // A PDF or Word file in, its outcome out.
+  let ingestFile: (input: IngestFileInput) => Promise<Outcome>;
   let close = async () => {};
   let pruner: Pruner | undefined;
 
@@ -416,6 +465,16 @@ export async function ingestFolderCommand(
         counts.chunks += splitDocument({ title: doc.title, content: doc.content }).children.length;
         return { mark: '+' as const };
       });
+    ingestFile = async (input) => {
+      try {
+        const converted = await convertFileOffThread({ bytes: input.bytes, filename: input.filename });
+        counts.chunks += splitDocument({ title: converted.title ?? input.filename!, content: converted.markdown }).children.length;
+        return { mark: '+' };
+      } catch (error) {
+        if (error instanceof FileConversionError) return { mark: '!', error: error.message };
+        throw error;
+      }
+    };
     if (prune && apiUrl) pruner = apiPruner(apiUrl, apiKey!, folder);
     else if (prune) {
       // Only read: what would be deleted.
@@ -426,6 +485,7 @@ export async function ingestFolderCommand(
     }
   } else if (apiUrl) {
     ingestBatch = (docs) => Promise.all(docs.map((doc) => postDocument(apiUrl, apiKey!, doc)));
+    ingestFile = (input) => postFile(apiUrl, apiKey!, input);
     if (prune) pruner = apiPruner(apiUrl, apiKey!, folder);
   } else {
     const logger = createLogger({ level: 'silent' });
@@ -452,6 +512,16 @@ export async function ingestFolderCommand(
         await store.close();
       };
     }
+    const fileIngestion = new FileIngestion(service, Number.MAX_SAFE_INTEGER, logger);
+    ingestFile = async (input) => {
+      try {
+        const result = await fileIngestion.ingest(input);
+        counts.chunks += result.chunks;
+        return { mark: result.skipped ? '.' : '+' };
+      } catch (error) {
+        return { mark: '!', error: (error as Error).message };
+      }
+    };
     ingestBatch = async (docs) =>
       (await service.ingestMany(docs)).map((result) => {
         if (result instanceof Error) return { mark: '!' as const, error: result.message };
@@ -479,6 +549,14 @@ export async function ingestFolderCommand(
       next += batch.length;
       const docs: Array<{ file: string; doc: IngestDocumentInput }> = [];
       for (const file of batch) {
+        if (isConverted(file)) {
+          try {
+            record(file, await ingestFile(fileFor(folder, file, new Uint8Array(await readFile(file)), options)));
+          } catch (error) {
+            record(file, { mark: '!', error: (error as Error).message });
+          }
+          continue;
+        }
         try {
           const { urlOrigin, directives, ...doc } = documentFor(folder, file, await readFile(file, 'utf8'), options);
           if (urlOrigin === 'path') pathLinks.push(String(doc.metadata?.['url']));
@@ -529,6 +607,7 @@ export async function ingestFolderCommand(
     }
   } finally {
     await close();
+    await stopWorkerPool();
   }
   if (wouldDelete.length > 0) {
     if (line % 80 !== 0) io.out('\n');

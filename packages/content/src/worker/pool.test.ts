@@ -105,6 +105,34 @@ describe('TaskPool', () => {
     }
   });
 
+  it('serial: a task that takes the worker down fails alone, the one queued behind it runs in a fresh worker', async () => {
+    const pool = new TaskPool({ heapMb: 48, serial: true });
+    const small = JSON.stringify(spec);
+    try {
+      const paths: Record<string, unknown> = {};
+      for (let i = 0; i < 30_000; i++) {
+        paths[`/p${i}`] = { get: { operationId: `op${i}`, summary: `Operation ${i} `.repeat(20), responses: { '200': { description: 'ok' } } } };
+      }
+      const large = pool.run('parseSpec', { text: JSON.stringify({ ...spec, paths }), format: 'json' });
+      const queued = pool.run('parseSpec', { text: small, format: 'json' });
+      await expect(large).rejects.toThrow(/within the service's limits/);
+      expect((await queued).operations[0]?.operationId).toBe('getA');
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  it('serial with a time limit: a task past it is stopped with the reason, and the pool goes on', async () => {
+    const pool = new TaskPool({ serial: true, timeoutMs: 1 });
+    try {
+      await expect(pool.run('parseSpec', { text: JSON.stringify(spec), format: 'json' })).rejects.toThrow(/no result within 0 s/);
+      expect(pool.running).toBe(false);
+      await expect(pool.run('parseSpec', { text: JSON.stringify(spec), format: 'json' })).rejects.toThrow(InvalidSpecError);
+    } finally {
+      await pool.stop();
+    }
+  });
+
   it('starts its worker with the first task and stops it once idle, starting a new one for the next task', async () => {
     const pool = new TaskPool({ idleMs: 200 });
     const small = JSON.stringify(spec);

@@ -75,9 +75,9 @@ class TaskWorker {
     });
   }
 
-  /** Stops the thread; requests it had not answered fail as stopped. */
-  terminate(): Promise<number> {
-    this.fail('the worker was stopped');
+  /** Stops the thread; requests it had not answered fail as stopped (for `reason`). */
+  terminate(reason = 'the worker was stopped'): Promise<number> {
+    this.fail(reason);
     return this.worker.terminate();
   }
 }
@@ -100,7 +100,16 @@ export class TaskPool {
   private worker: TaskWorker | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: { heapMb?: number; idleMs?: number } = {}) {}
+  /** The run before this one, in a serial pool. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * @param options.serial one task at a time: a task that takes the worker down (a crash, its
+   *   heap, its time) fails alone, none queued behind it in the same thread.
+   * @param options.timeoutMs how long a task may run (serial pools): past it the worker is
+   *   stopped and the task fails as its task says, with the reason.
+   */
+  constructor(private readonly options: { heapMb?: number; idleMs?: number; serial?: boolean; timeoutMs?: number } = {}) {}
 
   private current(): TaskWorker {
     clearTimeout(this.idleTimer);
@@ -122,7 +131,28 @@ export class TaskPool {
   }
 
   run<Name extends TaskName>(task: Name, input: TaskInput<Name>): Promise<TaskOutput<Name>> {
-    return this.current().run(task, input) as Promise<TaskOutput<Name>>;
+    if (!this.options.serial) return this.current().run(task, input) as Promise<TaskOutput<Name>>;
+    const run = this.queue.then(() => this.runBounded(task, input));
+    this.queue = run.catch(() => undefined);
+    return run as Promise<TaskOutput<Name>>;
+  }
+
+  /** One task alone in the worker, stopped past the pool's time limit. */
+  private async runBounded(task: TaskName, input: unknown): Promise<unknown> {
+    const worker = this.current();
+    const timeoutMs = this.options.timeoutMs;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (this.worker === worker) this.worker = undefined;
+            void worker.terminate(`no result within ${Math.round(timeoutMs / 1000)} s`);
+          }, timeoutMs);
+    try {
+      return await worker.run(task, input);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Whether a worker thread is running. */
@@ -141,12 +171,28 @@ export class TaskPool {
 
 const shared = new TaskPool();
 
+/** Heap a file's conversion may use (a PDF's pages, a Word file's XML tree). */
+export const FILE_WORKER_HEAP_MB = 512;
+/** Time a file's conversion may take: a 500-page PDF takes 2-3 s on a busy 2-core machine. */
+export const FILE_CONVERSION_TIMEOUT_MS = 60_000;
+
+/**
+ * The pool files are converted in: a thread of its own, one file at a time, each bounded in
+ * memory and time, so that a file that crashes or hangs a parser costs that file alone.
+ */
+const files = new TaskPool({ heapMb: FILE_WORKER_HEAP_MB, serial: true, timeoutMs: FILE_CONVERSION_TIMEOUT_MS });
+
 /** Runs a task in the process's worker pool: `runTask('parseSpec', { text, format })`. */
 export function runTask<Name extends TaskName>(task: Name, input: TaskInput<Name>): Promise<TaskOutput<Name>> {
   return shared.run(task, input);
 }
 
-/** Stops the process's worker (tests, shutdown); the next task starts a new one. */
-export function stopWorkerPool(): Promise<void> {
-  return shared.stop();
+/** Converts a file to Markdown in the files pool (see `files`): a FileConversionError when it cannot be. */
+export function convertFileOffThread(input: TaskInput<'convertFile'>): Promise<TaskOutput<'convertFile'>> {
+  return files.run('convertFile', input);
+}
+
+/** Stops the process's workers (tests, shutdown); the next task starts a new one. */
+export async function stopWorkerPool(): Promise<void> {
+  await Promise.all([shared.stop(), files.stop()]);
 }

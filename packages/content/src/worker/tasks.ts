@@ -1,3 +1,5 @@
+import type { ConvertedFile, FileInput } from '../files/convert.ts';
+import { FileConversionError, fileErrorFromMessage } from '../files/errors.ts';
 import { InvalidSpecError } from '../openapi/errors.ts';
 import { operationsFromSpec, type OperationsResult } from '../openapi/operations.ts';
 import { parseSpec } from '../openapi/parse.ts';
@@ -5,10 +7,10 @@ import { prepareDocuments, type PreparedDocuments } from '../prepare.ts';
 
 /** One kind of work the worker pool runs (see pool.ts), with its input and output types. */
 export interface Task<Input, Output> {
-  /** The work, in the worker thread. */
-  run(input: Input): Output;
+  /** The work, in the worker thread (the thread runs one task at a time, awaiting an async one). */
+  run(input: Input): Output | Promise<Output>;
   /** Buffers of the output that are moved to the caller rather than copied. */
-  transfer?(output: Output): ArrayBuffer[];
+  transfer?(output: Awaited<Output>): ArrayBuffer[];
   /** The caller's error when `run` threw an error of this name and message. */
   failed(name: string, message: string): Error;
   /** The caller's error when the worker stopped (out of memory, a crash) before answering. */
@@ -38,8 +40,28 @@ export const TASKS = {
     // The caller prepares the documents on its own thread instead.
     stopped: (reason) => new Error(`Preparing documents failed: the worker stopped (${reason})`),
   }),
+  /**
+   * A file as Markdown (files/convert.ts): runs third-party parsers on untrusted bytes, so the
+   * pool that runs it bounds its time and memory, and a file it cannot convert fails alone.
+   */
+  convertFile: task({
+    run: async (input: FileInput): Promise<ConvertedFile> => {
+      try {
+        // The parsers load with the first file, not with the thread.
+        const { convertFile } = await import('../files/convert.ts');
+        return await convertFile(input);
+      } catch (error) {
+        // Only the name and message cross threads: the kind travels in the message.
+        if (error instanceof FileConversionError) throw Object.assign(new Error(`${error.kind}: ${error.message}`), { name: error.name });
+        throw error;
+      }
+    },
+    failed: (name, message) =>
+      name === 'FileConversionError' ? fileErrorFromMessage(message) : new FileConversionError('corrupt', `The file could not be read (${message}): it may be damaged`),
+    stopped: (reason) => new FileConversionError('limits', `The file could not be converted within the service's limits (${reason})`),
+  }),
 };
 
 export type TaskName = keyof typeof TASKS;
 export type TaskInput<Name extends TaskName> = Parameters<(typeof TASKS)[Name]['run']>[0];
-export type TaskOutput<Name extends TaskName> = ReturnType<(typeof TASKS)[Name]['run']>;
+export type TaskOutput<Name extends TaskName> = Awaited<ReturnType<(typeof TASKS)[Name]['run']>>;

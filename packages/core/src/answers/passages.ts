@@ -263,16 +263,20 @@ function assemble(candidates: readonly Candidate[], budget: number, maxDocuments
   for (const candidate of candidates) if (!firstOfEach.includes(candidate)) take(candidate, perPassage);
   const order = new Map(candidates.map((c, i) => [c, i]));
   chosen.sort((a, b) => order.get(a.candidate)! - order.get(b.candidate)!);
-  return chosen.map(({ candidate: { section, score }, content, tokens }) => ({
-    documentId: section.documentId,
-    title: section.title,
-    slug: section.slug,
-    namespace: section.namespace,
-    ...(section.url ? { url: section.url } : {}),
-    headingPath: section.headingPath,
-    content,
-    ordinal: section.sectionOrdinal,
-    score,
-    tokens,
-  }));
+  return chosen.map(({ candidate: { section, score, hits }, content, tokens }) => {
+    const page = hits[0]!.chunkPage;
+    return {
+      documentId: section.documentId,
+      title: section.title,
+      slug: section.slug,
+      namespace: section.namespace,
+      ...(section.url ? { url: section.url } : {}),
+      ...(page !== null && page !== undefined ? { page } : {}),
+      headingPath: section.headingPath,
+      content,
+      ordinal: section.sectionOrdinal,
+      score,
+      tokens,
+    };
+  });
 }

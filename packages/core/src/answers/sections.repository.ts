@@ -7,6 +7,8 @@ export interface SectionHit {
   chunkOrdinal: number;
   chunkContent: string;
   chunkTokens: number;
+  /** The page of its source the chunk starts on (a PDF's), else null. */
+  chunkPage: number | null;
   /** The parent section's id; the chunk's own id when it has no parent. */
   sectionId: string;
   sectionOrdinal: number;
@@ -41,7 +43,7 @@ export class SectionsRepository {
   async sectionsOf(chunkIds: readonly string[]): Promise<SectionHit[]> {
     if (chunkIds.length === 0) return [];
     const rows = await sql<SectionHit>`
-      select c.id as "chunkId", c.ordinal as "chunkOrdinal", c.content as "chunkContent", c.token_count as "chunkTokens",
+      select c.id as "chunkId", c.ordinal as "chunkOrdinal", c.content as "chunkContent", c.token_count as "chunkTokens", c.page as "chunkPage",
              coalesce(p.id, c.id) as "sectionId", coalesce(p.ordinal, c.ordinal) as "sectionOrdinal",
              coalesce(p.heading_path, c.heading_path) as "headingPath", coalesce(p.content, c.content) as "sectionContent",
              d.id as "documentId", d.title, d.slug, d.namespace, d.url

@@ -29,6 +29,18 @@ describe('sources', () => {
     ]);
   });
 
+  it("cites a PDF's page: anchor page=N with its link, and the page either way", () => {
+    expect(
+      sourcesOf([
+        passage({ headingPath: 'Install Hugo > Linux', url: 'https://docs.example.com/install.pdf', page: 7 }),
+        passage({ documentId: 'd2', title: 'Scan', slug: 'scan.pdf', headingPath: 'Scan > Part', page: 2 }),
+      ]),
+    ).toEqual([
+      { title: 'Install Hugo', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://docs.example.com/install.pdf', anchor: 'page=7', page: 7 },
+      { title: 'Scan', documentId: 'd2', slug: 'scan.pdf', namespace: 'user_docs', page: 2 },
+    ]);
+  });
+
   it('makes anchors as GitHub and Hugo do', () => {
     expect(headingAnchor('Front matter: Title & Date')).toBe('front-matter-title--date');
     expect(headingAnchor('  Écrire des menus ')).toBe('écrire-des-menus');

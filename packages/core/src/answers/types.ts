@@ -15,6 +15,8 @@ export interface Passage {
   url?: string;
   /** Heading trail, document title first, joined by " > ". */
   headingPath: string;
+  /** The page of its source the passage's best chunk starts on (a PDF's). */
+  page?: number;
   /** The section's Markdown (its heading line included), or the hit chunks when the section is over budget. */
   content: string;
   /** Position of the section in its document (parents in document order). */
@@ -32,10 +34,15 @@ export interface Source {
   slug: string;
   namespace: string;
   url?: string;
-  /** With `url`: the anchor of the section the answer drew on first (`url#anchor`), when below the title. */
+  /**
+   * With `url`: the anchor of the section the answer drew on first (`url#anchor`), when below the
+   * title; for a PDF, its page (`page=N`, which PDF viewers open at).
+   */
   anchor?: string;
   /** The heading of that section, when below the title (what a reader is shown beside the page's title). */
   section?: string;
+  /** The page of a PDF the answer drew on first. */
+  page?: number;
 }
 
 /**
@@ -156,7 +163,7 @@ export function sourcesOf(passages: readonly Passage[]): Source[] {
   for (const p of passages) {
     if (seen.has(p.documentId)) continue;
     seen.add(p.documentId);
-    const anchor = p.url ? sectionAnchor(p.headingPath) : undefined;
+    const anchor = p.url ? (p.page !== undefined ? `page=${p.page}` : sectionAnchor(p.headingPath)) : undefined;
     const section = sectionHeading(p.headingPath);
     sources.push({
       title: p.title,
@@ -166,6 +173,7 @@ export function sourcesOf(passages: readonly Passage[]): Source[] {
       ...(p.url ? { url: p.url } : {}),
       ...(anchor ? { anchor } : {}),
       ...(section ? { section } : {}),
+      ...(p.page !== undefined ? { page: p.page } : {}),
     });
   }
   return sources;

@@ -10,6 +10,8 @@ export interface StoredChild {
   headingPath: string;
   content: string;
   tokenCount: number;
+  /** The page of its source the chunk starts on (a PDF's). */
+  page?: number;
   embedding: ArrayLike<number>;
 }
 
@@ -413,13 +415,13 @@ export class DocumentsRepository {
   private async childrenInsert(trx: Transaction<DB>, children: readonly Child[]) {
     const embeddings = await this.database.vectorArrayParameter(trx, children.map((c) => c.embedding));
     return sql`
-      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)
-      select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding
+      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding)
+      select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding
       from unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.documentId)}::uuid[],
                   ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
                   ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
                   ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
-                  ${embeddings})
-        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, embedding)`;
+                  ${children.map((c) => c.page ?? null)}::int[], ${embeddings})
+        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding)`;
   }
 }

@@ -13,6 +13,8 @@ export interface ChunkHit {
   headingPath: string;
   content: string;
   namespace: string;
+  /** The page of its source the chunk starts on (a PDF's), when it has pages. */
+  page?: number;
 }
 
 export interface ScoredHit extends ChunkHit {
@@ -74,9 +76,9 @@ function termFrequency(tsvector: RawBuilder<unknown>, tsquery: RawBuilder<unknow
 }
 
 /** A hit as read, its `url` left out when the document has none. */
-function withoutNullUrl<T extends { url?: string | null }>(row: T): T & { url?: string } {
-  const { url, ...rest } = row;
-  return (url === null || url === undefined ? rest : { ...rest, url }) as T & { url?: string };
+function withoutNullUrl<T extends { url?: string | null; page?: number | null }>(row: T): T & { url?: string; page?: number } {
+  const { url, page, ...rest } = row;
+  return { ...rest, ...(url === null || url === undefined ? {} : { url }), ...(page === null || page === undefined ? {} : { page }) } as T & { url?: string; page?: number };
 }
 
 /** A query's terms for BM25: those the index holds, weighted, and the ones that make candidates. */
@@ -118,7 +120,7 @@ interface HybridStatementRow {
   capped: boolean;
   terms: Array<{ term: string; df: number; inQuery: boolean; inRound: boolean }>;
   words: Record<string, number>;
-  hits: Array<Omit<ScoredHit, 'raw' | 'url'> & { url: string | null; score: number | null; distance: number | null }>;
+  hits: Array<Omit<ScoredHit, 'raw' | 'url' | 'page'> & { url: string | null; page: number | null; score: number | null; distance: number | null }>;
 }
 
 export interface SearchRepositoryOptions {
@@ -192,7 +194,7 @@ export class SearchRepository {
     const nearest = this.nearestIds(this.database.vectorParameter(vector), vector.length, namespaces, limit);
     const query = (executor: Kysely<DB>) => sql<ScoredHit>`
       select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
-             c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount",
+             c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount", c.page,
              n.distance as raw
       from (${nearest}) n
       join chunks c on c.id = n.id
@@ -273,7 +275,7 @@ export class SearchRepository {
   /** The columns of a hit, from chunk `c` and document `d`. */
   private static readonly hitColumns = sql`
     c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
-    c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount"`;
+    c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount", c.page`;
 
   /**
    * BM25 over the full-text index (k1 0.9, b 0.4): each of the query's stemmed terms weighted

@@ -19,6 +19,8 @@ export interface ChunksTable {
   heading_path: string;
   content: string;
   token_count: number;
+  /** The page of its source the chunk starts on (a PDF's); null for documents without pages. */
+  page: ColumnType<number | null, number | null | undefined, number | null>;
   /** pgvector literal on write ('[1,2,3]'); read back as text on PGlite, number[] on pg with types registered. */
   embedding: ColumnType<string | number[] | null, string | null, string | null>;
   /** Generated full-text vector; never written. */

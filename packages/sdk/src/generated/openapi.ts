@@ -411,6 +411,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ingest/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a file: PDF, Word (.docx), HTML, Markdown or plain text
+         * @description Converts the file to Markdown (a PDF's text layer page by page, each chunk keeping its page; a Word document's headings, lists, tables and code; HTML's main content) and ingests it as POST /ingest/md does: upserted by slug, skipped when unchanged. Send a multipart/form-data body with one or more `file` parts and the fields, or the file itself as the body with its Content-Type and the fields as query parameters (`filename` names it). A type sent as application/octet-stream is told from the file name, else from the content. The whole body is at most KB_MAX_FILE_BYTES (25 MB). Refused with 422 (nothing written): a PDF without a text layer (a scan: OCR is not supported), an encrypted PDF, a truncated or corrupt file, content that is not its declared type, a Word file inflating past 64 MB, a conversion over its time or memory bound; with 415: another type. Several files: each is answered on its own; the request fails only if all do.
+         */
+        post: operations["ingest-file"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -520,6 +540,8 @@ export interface components {
             headingPath: string;
             content: string;
             namespace: string;
+            /** @description The page of its source the chunk starts on, for a PDF (link url#page=N) */
+            page?: number;
             score: number;
         };
         Context: {
@@ -592,10 +614,12 @@ export interface components {
             namespace: string;
             /** @description The document's address, when it has one */
             url?: string;
-            /** @description With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor */
+            /** @description With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor; for a PDF, page=N */
             anchor?: string;
             /** @description The heading of that section, when it is below the title */
             section?: string;
+            /** @description For a PDF: the page the answer drew on first */
+            page?: number;
         };
         /** @description The vote on an answer */
         AnswerFeedback: {
@@ -794,6 +818,27 @@ export interface components {
             sources: components["schemas"]["ChatSource"][];
             /** @description BCP 47 tag of the answer */
             language: string;
+        };
+        /** @description A file ingested (as POST /ingest/md answers, with what the file was) */
+        IngestFileResult: {
+            documentId: string;
+            /** @description true when the Markdown the file converts to, and its metadata, matched the stored document: nothing was re-embedded */
+            skipped: boolean;
+            /** @enum {string} */
+            format: "pdf" | "docx" | "html" | "text" | "markdown";
+            /** @description A PDF's pages */
+            pages?: number;
+            filename?: string;
+        };
+        /** @description Several files: each file's result or refusal, in the order sent */
+        IngestFilesResult: {
+            documents: (components["schemas"]["IngestFileResult"] | {
+                filename?: string;
+                error: {
+                    code: string;
+                    message: string;
+                };
+            })[];
         };
         /** @description Every error answer: a readable message, the code of its status, and for invalid input the problems found */
         Error: {
@@ -3120,6 +3165,166 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "The language model or the embedding service is unavailable (stream: false; a stream reports it in an error event)",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ingest-file": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Raw body only: Target namespace
+                 * @example user_docs
+                 */
+                namespace?: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                /** @description Raw body only: Document title. Defaults to the file's own (a PDF's metadata title, an HTML title, the first heading), else its file name. One file only. */
+                title?: string;
+                /** @description Raw body only: Deduplication key within the namespace. Defaults to the file name, else the title. One file only. */
+                slug?: string;
+                /** @description Raw body only: The file's http(s) address: the document's link, which answers cite (a PDF's with #page=N). One file only. */
+                url?: string;
+                /** @description Raw body only: The folder a folder sync read the files from */
+                folder?: string;
+                /** @description Raw body only: the file's name (its extension tells an untyped file's format; the default slug) */
+                filename?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": [
+                 *         "(guide.pdf's bytes)"
+                 *       ],
+                 *       "namespace": "user_docs",
+                 *       "url": "https://docs.example.com/guide.pdf"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description One or more files (parts named file, each with its filename and Content-Type) */
+                    file: string[];
+                    /**
+                     * @description Target namespace
+                     * @enum {string}
+                     */
+                    namespace: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                    /** @description Document title. Defaults to the file's own (a PDF's metadata title, an HTML title, the first heading), else its file name. One file only. */
+                    title?: string;
+                    /** @description Deduplication key within the namespace. Defaults to the file name, else the title. One file only. */
+                    slug?: string;
+                    /**
+                     * Format: uri
+                     * @description The file's http(s) address: the document's link, which answers cite (a PDF's with #page=N). One file only.
+                     */
+                    url?: string;
+                    /** @description The folder a folder sync read the files from */
+                    folder?: string;
+                };
+                /** @example (the file's bytes) */
+                "application/pdf": string;
+                /** @example (the file's bytes) */
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                /** @example (the file's bytes) */
+                "text/html": string;
+                /** @example (the file's bytes) */
+                "application/xhtml+xml": string;
+                /** @example (the file's bytes) */
+                "text/markdown": string;
+                /** @example (the file's bytes) */
+                "text/plain": string;
+                /** @example (the file's bytes: its type is told from filename, else from them) */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description One file: its result. Several: each file's result or refusal. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "documentId": "5e2b9c1d-7a43-4f08-b6e1-93d0c2a8f417",
+                     *       "skipped": false,
+                     *       "format": "pdf",
+                     *       "pages": 12,
+                     *       "filename": "guide.pdf"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestFileResult"] | components["schemas"]["IngestFilesResult"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["KeyForbidden"];
+            /** @description The body is larger than KB_MAX_FILE_BYTES (25 MB by default) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The body is larger than KB_MAX_FILE_BYTES (25 MB by default)",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A type the service does not read (the message names those it does) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A type the service does not read (the message names those it does)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file cannot be read: no text layer (a scan: OCR is not supported), encrypted, truncated or corrupt, not what its type says, or over the limits of a conversion */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The file cannot be read: no text layer (a scan: OCR is not supported), encrypted, truncated or corrupt, not what its type says, or over the limits of a conversion",
+                     *       "code": "UNPROCESSABLE_CONTENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The embedding service failed; the document was not changed; or the database or Redis cannot be reached, or the store's disk is full (writes) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The embedding service failed; the document was not changed",
                      *       "code": "SERVICE_UNAVAILABLE"
                      *     }
                      */

@@ -40,8 +40,9 @@ export const sourceSchema = z
     anchor: z
       .string()
       .optional()
-      .meta({ description: 'With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor' }),
+      .meta({ description: 'With url: the anchor of the section the answer drew on first (GitHub-style heading anchor), to link url#anchor; for a PDF, page=N' }),
     section: z.string().optional().meta({ description: 'The heading of that section, when it is below the title' }),
+    page: z.number().int().optional().meta({ description: 'For a PDF: the page the answer drew on first' }),
   })
   .meta({ id: 'ChatSource', description: 'A document the answer draws on' });
 

@@ -34,6 +34,7 @@ const resultSchema = z
     headingPath: z.string().meta({ description: 'Heading trail, document title first, joined by " > "' }),
     content: z.string(),
     namespace: z.string(),
+    page: z.number().int().optional().meta({ description: 'The page of its source the chunk starts on, for a PDF (link url#page=N)' }),
     score: z.number(),
   })
   .meta({ id: 'SearchResult' });
