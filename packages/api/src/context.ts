@@ -14,6 +14,7 @@ import type {
   OpenApiIngestion,
   SearchService,
   SlidingWindowRateLimiter,
+  SourcesService,
   UrlIngestion,
   UsageTracker,
   WikiImports,
@@ -37,6 +38,7 @@ export interface ApiServices {
   openApiIngestion: OpenApiIngestion;
   search: SearchService;
   wikiImports: WikiImports;
+  sources: SourcesService;
   chat: ChatService;
   conversations: ConversationsService;
   faq: FaqService;
