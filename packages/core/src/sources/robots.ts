@@ -1,5 +1,15 @@
 /** robots.txt, read with robots-parser (RFC 9309 rules, wildcards, crawl-delay). */
-import robotsParser from 'robots-parser';
+import * as robotsParserModule from 'robots-parser';
+
+interface Robots {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getCrawlDelay(ua?: string): number | undefined;
+  getSitemaps(): string[];
+}
+// A CommonJS module whose types declare an ES default export (read differently by the package's
+// module settings): at run time its function is the namespace's `default`.
+type RobotsParser = (url: string, robotstxt: string) => Robots;
+const robotsParser = ((robotsParserModule as unknown as { default?: RobotsParser }).default ?? robotsParserModule) as unknown as RobotsParser;
 
 /** The user agent sources fetch with, and the token robots.txt groups are matched against. */
 export const SOURCE_USER_AGENT_TOKEN = 'kb-service-sources';
