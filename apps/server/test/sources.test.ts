@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from '../src/worker.ts';
 import { json, startTestService, type TestService } from './helpers.ts';
+import { runToEnd } from './processes.ts';
 import { securitySuite } from './security.ts';
 
 const SOURCE_ID = '00000000-0000-4000-8000-000000000000';
@@ -125,6 +126,34 @@ describe('sources over HTTP, embedded job runner', () => {
     const failed = await waitForSync(service, adminKey, down.id);
     expect(failed.lastSync).toMatchObject({ status: 'failed', error: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9 could not be reached: connection refused/) });
   });
+
+  it('adds, lists and syncs a site from the command line, with progress', async () => {
+    const env = { KB_DATA_DIR: '/nonexistent-kb-cli-test' };
+    const add = await runToEnd(
+      ['packages/cli/src/main.ts', 'sources', 'add', `${site.url}/sitemap.xml`, '--name', 'CLI docs', '--namespace', 'api_endpoints', '--depth', '0', '--api-url', service.url, '--api-key', adminKey],
+      env,
+    );
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toMatch(/^Added [0-9a-f-]{36} \(CLI docs\)$/m);
+    // Not a terminal: progress comes as lines, the last one the final figures.
+    expect(add.stdout).toMatch(/\[#{30}\] 5\/5 pages \(5 updated, 0 unchanged, 0 removed, 0 failed\) done/);
+    const id = /^Added ([0-9a-f-]{36})/m.exec(add.stdout)![1]!;
+
+    const list = await runToEnd(['packages/cli/src/main.ts', 'sources', 'list', '--api-url', service.url, '--api-key', adminKey], env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain(`${id}  CLI docs  api_endpoints  on demand  last sync: done`);
+
+    const sync = await runToEnd(['packages/cli/src/main.ts', 'sources', 'sync', id, '--json', '--api-url', service.url, '--api-key', adminKey], env);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(JSON.parse(sync.stdout)).toMatchObject({ id, lastSync: { status: 'done', pages: { unchanged: 5, updated: 0 } } });
+
+    const noKey = await runToEnd(['packages/cli/src/main.ts', 'sources', 'list', '--api-url', service.url], env);
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('--api-key is required');
+    const wrongKey = await runToEnd(['packages/cli/src/main.ts', 'sources', 'list', '--api-url', service.url, '--api-key', key], env);
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toMatch(/^HTTP 403: /);
+  }, 120_000);
 
   describe('security', () => {
     securitySuite(() => service, [
