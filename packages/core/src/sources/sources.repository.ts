@@ -159,10 +159,11 @@ export class SourcesRepository {
     return new Map(rows.map((row) => [row.url, row]));
   }
 
-  async links(sourceId: string, url: string): Promise<string[]> {
-    const row = await this.db.selectFrom('source_pages').select('links').where('source_id', '=', sourceId).where('url', '=', url).executeTakeFirst();
-    const links = row?.links;
-    return Array.isArray(links) ? links.filter((l): l is string => typeof l === 'string') : [];
+  /** The links stored for these pages (a page answered 304 still leads on), by URL. */
+  async links(sourceId: string, urls: readonly string[]): Promise<Map<string, string[]>> {
+    if (urls.length === 0) return new Map();
+    const rows = await this.db.selectFrom('source_pages').select(['url', 'links']).where('source_id', '=', sourceId).where('url', 'in', [...urls]).execute();
+    return new Map(rows.map((row) => [row.url, Array.isArray(row.links) ? row.links.filter((l): l is string => typeof l === 'string') : []]));
   }
 
   async savePage(sourceId: string, sync: number, page: PageOutcome): Promise<void> {
@@ -194,6 +195,27 @@ export class SourcesRepository {
         ),
       )
       .execute();
+  }
+
+  /**
+   * Records that sync `sync` saw these pages unchanged (their validators refreshed): one statement
+   * for many pages, so an unchanged site costs few writes.
+   */
+  async touchPages(
+    sourceId: string,
+    sync: number,
+    pages: ReadonlyArray<{ url: string; etag: string | null; lastModified: string | null; sitemapLastmod: string | null; inSitemap: boolean }>,
+  ): Promise<void> {
+    if (pages.length === 0) return;
+    await sql`
+      update source_pages p set
+        status = 'ok', reason = null, last_sync = ${sync}, missing_syncs = 0, updated_at = now(),
+        etag = coalesce(t.etag, p.etag), last_modified = coalesce(t.last_modified, p.last_modified),
+        sitemap_lastmod = t.sitemap_lastmod, in_sitemap = t.in_sitemap
+      from unnest(${pages.map((p) => p.url)}::text[], ${pages.map((p) => p.etag)}::text[], ${pages.map((p) => p.lastModified)}::text[],
+                  ${pages.map((p) => p.sitemapLastmod)}::text[], ${pages.map((p) => p.inSitemap)}::boolean[])
+        as t(url, etag, last_modified, sitemap_lastmod, in_sitemap)
+      where p.source_id = ${sourceId} and p.url = t.url`.execute(this.db);
   }
 
   /**

@@ -287,6 +287,17 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
   };
 
   const save = (outcome: PageOutcome) => deps.sources.savePage(target.id, sync, outcome);
+  // Unchanged pages are recorded in groups (one statement each), written before anything reads them.
+  let touched: Array<{ url: string; etag: string | null; lastModified: string | null; sitemapLastmod: string | null; inSitemap: boolean }> = [];
+  const flushTouched = async () => {
+    const group = touched;
+    touched = [];
+    await deps.sources.touchPages(target.id, sync, group);
+  };
+  const touch = async (page: (typeof touched)[number]) => {
+    touched.push(page);
+    if (touched.length >= 200) await flushTouched();
+  };
 
   const fail = async (item: FrontierItem, reason: string, httpStatus: number | null, stored: SourcePageRecord | undefined) => {
     stats.failed++;
@@ -306,9 +317,15 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     });
   };
 
-  const followStored = async (item: FrontierItem) => {
-    if (item.depth >= scope.maxDepth) return;
-    for (const link of await deps.sources.links(target.id, item.url)) enqueue(link, item.depth + 1);
+  // Unchanged pages lead on through their stored links, read in groups when the frontier runs dry.
+  const deferred: FrontierItem[] = [];
+  const followStored = (item: FrontierItem) => {
+    if (item.depth < scope.maxDepth) deferred.push(item);
+  };
+  const expandDeferred = async () => {
+    const group = deferred.splice(0, 500);
+    const links = await deps.sources.links(target.id, group.map((item) => item.url));
+    for (const item of group) for (const link of links.get(item.url) ?? []) enqueue(link, item.depth + 1);
   };
 
   const processPage = async (item: FrontierItem): Promise<void> => {
@@ -325,8 +342,8 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     if (storedOk && item.lastmod !== undefined && stored.sitemap_lastmod === item.lastmod) {
       stats.unchanged++;
       okPages++;
-      await save({ ...storedOutcome(stored), inSitemap: item.inSitemap, sitemapLastmod: item.lastmod });
-      await followStored(item);
+      await touch({ url: item.url, etag: null, lastModified: null, sitemapLastmod: item.lastmod, inSitemap: item.inSitemap });
+      followStored(item);
       return;
     }
     let page: FetchedPage;
@@ -357,8 +374,8 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     if (page.notModified && storedOk) {
       stats.unchanged++;
       okPages++;
-      await save({ ...storedOutcome(stored), etag: page.etag ?? stored.etag, lastModified: page.lastModified ?? stored.last_modified, sitemapLastmod: item.lastmod ?? null, inSitemap: item.inSitemap, httpStatus: 304 });
-      await followStored(item);
+      await touch({ url: item.url, etag: page.etag ?? null, lastModified: page.lastModified ?? null, sitemapLastmod: item.lastmod ?? null, inSitemap: item.inSitemap });
+      followStored(item);
       return;
     }
 
@@ -463,10 +480,10 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     let failure: unknown;
     await new Promise<void>((resolve) => {
       const pump = () => {
-        while (failure === undefined && !stop.aborted && active < workers && frontier.length > 0) {
-          const item = frontier.shift()!;
+        while (failure === undefined && !stop.aborted && active < workers && (frontier.length > 0 || deferred.length > 0)) {
+          const item = frontier.shift();
           active++;
-          processPage(item)
+          (item ? processPage(item) : expandDeferred())
             .catch((error: unknown) => {
               failure ??= error;
             })
@@ -482,6 +499,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
       pump();
     });
     void wake;
+    await flushTouched();
     if (failure !== undefined && !stop.aborted) throw failure;
     if (signal.aborted) throw signal.reason;
     if (budget.signal.aborted) {
@@ -510,19 +528,6 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
   } finally {
     clearTimeout(budgetTimer);
   }
-}
-
-function storedOutcome(stored: SourcePageRecord): PageOutcome {
-  return {
-    url: stored.url,
-    status: 'ok',
-    documentId: stored.document_id,
-    finalUrl: stored.final_url,
-    httpStatus: stored.http_status,
-    etag: stored.etag,
-    lastModified: stored.last_modified,
-    bodyHash: stored.body_hash,
-  };
 }
 
 /** Reads a sitemap (following an index, bounded in count and depth) and hands over each in-scope entry. */
