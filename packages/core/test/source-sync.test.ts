@@ -228,6 +228,8 @@ describe.each(kinds)('website sources on %s', (kind) => {
     await sync(id);
     const urls = (await documentsOf(id)).map((d) => d.url!.slice(site.url.length)).sort();
     expect(urls).toEqual(['/docs/', '/docs/new']);
+    // The home page the navigation links to does not exist: a broken link, listed.
+    expect((await service.failures(id, {})).failures).toEqual([expect.objectContaining({ url: `${site.url}/`, reason: 'the server answered 404 Not Found', httpStatus: 404 })]);
   });
 
   it('honours robots.txt rules and crawl-delay, and says so when everything is forbidden', async () => {
@@ -278,7 +280,7 @@ describe.each(kinds)('website sources on %s', (kind) => {
 
     // With a start URL too, link following goes on and the sitemap is a listed failure.
     site.routes.set('/docs/', { body: htmlPage('Start', '<p>The start page of the documentation site.</p>') });
-    await service.update(id, { settings: { sitemapUrl: `${site.url}/sitemap.xml`, startUrl: `${site.url}/docs/` } });
+    await service.update(id, { settings: { sitemapUrl: `${site.url}/sitemap.xml`, startUrl: `${site.url}/docs/`, pathPrefix: '/docs/' } });
     const mixed = await sync(id);
     expect(mixed.source.lastSync).toMatchObject({ status: 'partial', pages: { updated: 1, failed: 1 } });
     const { failures } = await service.failures(id, {});
@@ -309,7 +311,7 @@ describe.each(kinds)('website sources on %s', (kind) => {
     site.routes.set('/docs/loop-b', { location: '/docs/loop-a' });
     site.routes.set('/docs/huge', { streamBytes: 50 * 1024 * 1024 });
     maxBytes = 1024 * 1024;
-    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { startUrl: `${site.url}/docs/` } });
+    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { startUrl: `${site.url}/docs/`, pathPrefix: '/docs/' } });
     const { source } = await sync(id);
     expect(source.lastSync).toMatchObject({ status: 'partial', pages: { updated: 1, failed: 2 } });
     const reasons = Object.fromEntries((await service.failures(id, {})).failures.map((f) => [f.url.slice(site.url.length), f.reason]));
@@ -373,7 +375,7 @@ describe.each(kinds)('website sources on %s', (kind) => {
 
   it('queues due scheduled syncs once (embedded mode schedule)', async () => {
     serveDocs(1);
-    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { sitemapUrl: `${site.url}/sitemap.xml` }, scheduleMinutes: 60 });
+    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { sitemapUrl: `${site.url}/sitemap.xml`, maxDepth: 0 }, scheduleMinutes: 60 });
     const created = await service.get(id);
     expect(created.nextSyncAt).not.toBeNull();
     expect(await service.syncDue(new Date())).toBe(0);

@@ -357,11 +357,10 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     } catch (error) {
       if (stop.aborted) throw error;
       const status = error instanceof FetchFailedError ? (error.status ?? null) : null;
-      if (status === 404 || status === 410) {
-        if (stored?.document_id) {
-          await deps.ingestion.removeOfSource(target.id, [stored.document_id]);
-          stats.removed++;
-        }
+      // Gone: a stored page is removed; one never stored is a broken link, listed as a failure.
+      if ((status === 404 || status === 410) && stored?.document_id) {
+        await deps.ingestion.removeOfSource(target.id, [stored.document_id]);
+        stats.removed++;
         await save({ url: item.url, status: 'removed', reason: `The server answered ${status}`, httpStatus: status, inSitemap: item.inSitemap });
         return;
       }
