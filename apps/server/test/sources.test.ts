@@ -128,6 +128,7 @@ describe('sources over HTTP, embedded job runner', () => {
   });
 
   it('adds, lists and syncs a site from the command line, with progress', async () => {
+    serveDocs(site, 5); // every page answers again
     const env = { KB_DATA_DIR: '/nonexistent-kb-cli-test' };
     const add = await runToEnd(
       ['packages/cli/src/main.ts', 'sources', 'add', `${site.url}/sitemap.xml`, '--name', 'CLI docs', '--namespace', 'api_endpoints', '--depth', '0', '--api-url', service.url, '--api-key', adminKey],
