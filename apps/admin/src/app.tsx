@@ -5,6 +5,7 @@ import { ConversationsPage } from './pages/conversations.tsx';
 import { FeedbackPage } from './pages/feedback.tsx';
 import { GapsPage } from './pages/gaps.tsx';
 import { IngestPage } from './pages/ingest.tsx';
+import { SourcesPage } from './pages/sources.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { KnowledgePage } from './pages/knowledge.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
@@ -22,6 +23,7 @@ const PAGES = [
   { path: 'keys', title: 'Keys', render: (route: SubRoute) => <KeysPage {...route} /> },
   { path: 'knowledge', title: 'Knowledge base', render: (route: SubRoute) => <KnowledgePage {...route} /> },
   { path: 'ingest', title: 'Ingestion', render: () => <IngestPage /> },
+  { path: 'sources', title: 'Sources', render: () => <SourcesPage /> },
   { path: 'playground', title: 'Playground', render: () => <PlaygroundPage /> },
   { path: 'conversations', title: 'Conversations', render: () => <ConversationsPage /> },
   { path: 'feedback', title: 'Feedback', render: () => <FeedbackPage /> },

@@ -11,11 +11,13 @@ import {
   PublishableLimits,
   VisitorTokens,
   BullJobQueue,
+  BullSourceScheduler,
   ChatService,
   ConversationsRepository,
   ConversationsService,
   createAnswers,
   createFaqService,
+  createSourceSyncHandler,
   createWikiImportHandler,
   DocumentsService,
   QueryLog,
@@ -29,6 +31,9 @@ import {
   SearchUseCase,
   ContextUseCase,
   SlidingWindowRateLimiter,
+  SourcesRepository,
+  SourcesService,
+  StoreSourceScheduler,
   UrlIngestion,
   FileIngestion,
   UsageTracker,
@@ -87,9 +92,19 @@ export function createServices(deps: {
   usage.start();
   const ingestion = new IngestionService(database, embedder, logger);
   const jobsRepository = new JobsRepository(database.db);
+  const sourcesRepository = new SourcesRepository(database.db);
+  const fetchLimits = {
+    allowPrivate: config.security.allowPrivateUrls,
+    maxBytes: config.limits.maxFetchBytes,
+    timeoutMs: config.limits.fetchTimeoutMs,
+    maxRedirects: config.limits.maxRedirects,
+  };
   const runner = new JobRunner(
     jobsRepository,
-    { wiki: createWikiImportHandler({ settings: config.wiki, ingestion }) },
+    {
+      wiki: createWikiImportHandler({ settings: config.wiki, ingestion }),
+      'source-sync': createSourceSyncHandler({ sources: sourcesRepository, ingestion, fetch: fetchLimits, limits: config.sources }),
+    },
     logger,
     {
       secrets: [
@@ -117,6 +132,10 @@ export function createServices(deps: {
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
     : new InProcessJobQueue(runner, jobsRepository, logger);
+  const sources = new SourcesService(sourcesRepository, jobsRepository, queue, ingestion, logger);
+  // Schedules: BullMQ job schedulers in services mode; the store, checked by a timer here, in embedded mode.
+  const storeScheduler = queue instanceof InProcessJobQueue ? new StoreSourceScheduler(sources, logger, config.sources.scheduleCheckMs) : null;
+  sources.useScheduler(queue instanceof BullJobQueue ? new BullSourceScheduler(queue) : storeScheduler!);
   const metrics = createProcessMetrics(config, { database, jobs: jobsRepository, queue }, deps.process ?? 'server');
   return {
     config,
@@ -132,22 +151,14 @@ export function createServices(deps: {
     }),
     embedder,
     ingestion,
-    urlIngestion: new UrlIngestion(
-      ingestion,
-      {
-        allowPrivate: config.security.allowPrivateUrls,
-        maxBytes: config.limits.maxFetchBytes,
-        timeoutMs: config.limits.fetchTimeoutMs,
-        maxRedirects: config.limits.maxRedirects,
-      },
-      logger,
-    ),
+    urlIngestion: new UrlIngestion(ingestion, fetchLimits, logger),
     fileIngestion: new FileIngestion(ingestion, config.limits.maxFileBytes, logger),
     openApiIngestion: new OpenApiIngestion(ingestion, logger),
     search: new SearchUseCase(search, queryLog),
     context: new ContextUseCase(answers.retriever, queryLog, { defaultTokens: config.answers.contextTokens }),
     jobs: { repository: jobsRepository, runner, queue },
     wikiImports: new WikiImports(jobsRepository, queue, config.wiki, logger),
+    sources,
     answers,
     metrics,
     chat: new ChatService(conversations, answers, logger, queryLog),
@@ -159,10 +170,12 @@ export function createServices(deps: {
     queryLog,
     async start() {
       if (queue instanceof InProcessJobQueue) await queue.start();
+      storeScheduler?.start();
       faq.start();
       queryLog.start();
     },
     async stop() {
+      await storeScheduler?.stop();
       await queue.close();
       await usage.stop();
       await queryLog.stop();

@@ -50,10 +50,15 @@ export async function startWorker(config: Config, options: { logger?: Logger; da
         concurrency: config.jobs.workerConcurrency,
         lockDurationMs: config.jobs.lockMs,
         shutdownGraceMs: config.jobs.shutdownGraceMs,
+        onSourceSchedule: async (sourceId) => {
+          await services!.sources.syncNow(sourceId, { trigger: 'schedule' });
+        },
       },
       producer,
     );
     await worker.start();
+    // Schedules live in Redis; one that lost its data gets them back from the store.
+    await services.sources.reconcileSchedules();
     if (services.metrics) {
       const { workerPort, host, token } = config.telemetry.metrics;
       metricsServer = await startMetricsServer(services.metrics, { port: workerPort, host, token }, logger);

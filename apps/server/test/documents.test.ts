@@ -211,7 +211,7 @@ describe.each(kinds)('documents over HTTP (%s)', (kind) => {
     }
     const unknown = await list('?topk=3');
     expect(unknown.status).toBe(400);
-    expect((await json(unknown)).message).toBe('Unknown query parameter "topk": it takes only "namespace", "q", "folder", "limit", "offset", "cursor"');
+    expect((await json(unknown)).message).toBe('Unknown query parameter "topk": it takes only "namespace", "q", "folder", "sourceId", "limit", "offset", "cursor"');
     const extra = await service.api('/api/v1/documents/00000000-0000-4000-8000-000000000000?force=1', { method: 'DELETE', key: admin });
     expect(extra.status).toBe(400);
   });

@@ -54,7 +54,8 @@ const SITE = 'https://docs.fuzz.example';
  * go with a thumbs-down): a
  * schema-valid request may break one of them, and then gets a 400 that says which.
  */
-const CROSS_FIELD_RULES = new Set(['keys-create', 'keys-update', 'ingest-openapi', 'ingest-wiki', 'chat-feedback', 'ingest-file']);
+// A source's settings need a start URL or a sitemap URL (either one), and URLs that parse.
+const CROSS_FIELD_RULES = new Set(['keys-create', 'keys-update', 'ingest-openapi', 'ingest-wiki', 'chat-feedback', 'ingest-file', 'sources-create', 'sources-update']);
 /**
  * File uploads: operations whose body is a file, not JSON, sent a small Markdown file with the
  * generated query (which holds its fields: `namespace` is needed there, a rule across the body's
@@ -79,9 +80,16 @@ let pages: Server;
 let adminKey = '';
 let publishableKey = '';
 const known: Record<string, string[]> = { conversationId: [], messageId: [], keyId: [], documentId: [] };
-const knownIds: Record<string, string[]> = { '/keys/{id}': [], '/documents/{id}': [], '/conversations/{id}': [] };
+const knownIds: Record<string, string[]> = {
+  '/keys/{id}': [],
+  '/documents/{id}': [],
+  '/conversations/{id}': [],
+  '/sources/{id}': [],
+  '/sources/{id}/sync': [],
+  '/sources/{id}/failures': [],
+};
 /** A list's cursor is opaque: the values worth sending are the ones that list gave out. */
-const knownCursors: Record<string, string[]> = { '/documents': [], '/conversations': [], '/feedback': [] };
+const knownCursors: Record<string, string[]> = { '/documents': [], '/conversations': [], '/feedback': [], '/sources': [] };
 /** Fields whose rule the document states in words: a BCP 47 tag, a publishable key. */
 const LANGUAGE_TAGS = ['en', 'fr', 'pt-BR', 'de-CH', 'zh-Hant-TW', 'es-419', 'sr-Latn-RS'];
 const NOT_LANGUAGE_TAGS = ['__d', 'not a tag', 'en_US!', '1234567890'];
@@ -236,11 +244,19 @@ beforeAll(async () => {
     known.messageId!.push(answer.messageId);
     await call('POST', '/chat/feedback', { messageId: answer.messageId, rating: 'up' });
   }
+  // Sources that are never synced (nothing is fetched): ids for the paths, two for a cursor.
+  for (const name of ['fuzz site one', 'fuzz site two']) {
+    const source = await call('POST', '/sources', { kind: 'website', name, namespace: 'user_docs', settings: { startUrl: 'https://docs.example.com/' }, sync: false });
+    for (const path of ['/sources/{id}', '/sources/{id}/sync', '/sources/{id}/failures']) knownIds[path]!.push(source.id);
+  }
   for (const list of Object.keys(knownCursors)) {
     const page = await call('GET', `${list}?limit=1`);
     expect(typeof page.nextCursor, `${list} gives a cursor past its first row`).toBe('string');
     knownCursors[list]!.push(page.nextCursor);
   }
+  // A source's failures page by URL; a source never synced has none to page past, so the cursor
+  // sent is the one the list gives after the URL "" (its form: base64url of ["url", <last url>]).
+  knownCursors['/sources/{id}/failures'] = [Buffer.from(JSON.stringify(['url', ''])).toString('base64url')];
   rssBefore = await rss(server.pid!);
   console.log(`fuzz seed ${SEED}, ${RUNS} cases per operation and kind (replay: KB_FUZZ_SEED=${SEED}; more: KB_FUZZ_RUNS)`);
 }, 180_000);

@@ -16,6 +16,7 @@ import type {
   SearchUseCase,
   ContextUseCase,
   SlidingWindowRateLimiter,
+  SourcesService,
   UrlIngestion,
   UsageTracker,
   WikiImports,
@@ -43,6 +44,7 @@ export interface ApiServices {
   /** Passages for a caller's own model, as the chat retrieves them. */
   context: ContextUseCase;
   wikiImports: WikiImports;
+  sources: SourcesService;
   chat: ChatService;
   conversations: ConversationsService;
   faq: FaqService;

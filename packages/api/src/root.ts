@@ -10,6 +10,7 @@ import { ingestRouter } from './routers/ingest/router.ts';
 import { insightsRouter } from './routers/insights/router.ts';
 import { keysRouter } from './routers/keys/router.ts';
 import { search } from './routers/search/search.ts';
+import { sourcesRouter } from './routers/sources/router.ts';
 import { router } from './trpc.ts';
 
 export const appRouter = router({
@@ -22,6 +23,7 @@ export const appRouter = router({
   conversations: conversationsRouter,
   faq: faqRouter,
   documents: documentsRouter,
+  sources: sourcesRouter,
   insights: insightsRouter,
   feedback: feedbackRouter,
   assistant: assistantRouter,

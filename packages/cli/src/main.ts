@@ -9,6 +9,7 @@ import { reindexCommand, REINDEX_USAGE } from './commands/reindex.ts';
 import { evalCommand, EVAL_USAGE } from './commands/eval.ts';
 import { mcpCommand, MCP_USAGE } from './commands/mcp.ts';
 import { backupCommand, BACKUP_USAGE, moveCommand, restoreCommand } from './commands/backup.ts';
+import { sourcesCommand, SOURCES_USAGE } from './commands/sources.ts';
 import { CliError } from './store.ts';
 
 const USAGE = `kb: the knowledge base service's command line
@@ -20,6 +21,7 @@ Commands:
   kb admin sessions end-all                                          end every admin session (console logins)
   kb ingest-folder <dir> [--dry-run] [--prune] [--base-url URL] [--limit=N] [--api-url URL --api-key KEY]
                                                                      ingest every Markdown file under a directory
+  kb sources add <url> | list | sync <id> --api-key ADMIN_KEY     keep a docs website in sync (see kb sources --help)
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
   kb migrate                                                         bring the database schema and vector index up to date
@@ -72,6 +74,12 @@ async function main(argv: string[]): Promise<number> {
         out: (s) => process.stdout.write(s),
         err: (s) => process.stderr.write(s),
       });
+    case 'sources':
+      if (args[0] === '--help' || args[0] === undefined) {
+        out(SOURCES_USAGE);
+        return args[0] ? 0 : 1;
+      }
+      return sourcesCommand(args, config, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), tty: process.stdout.isTTY === true });
     case 'reindex':
       if (args[0] === '--help') {
         out(REINDEX_USAGE);

@@ -266,6 +266,13 @@ const limitsSchema = z.object({
   KB_MAX_REDIRECTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(20).default(5)),
 });
 
+const sourcesSchema = z.object({
+  KB_SOURCE_HOST_CONCURRENCY: positiveInt(2, 16),
+  KB_SOURCE_MIN_INTERVAL_MS: wholeNumber(250, 0, 60_000),
+  KB_SOURCE_SYNC_MAX_MINUTES: positiveInt(60, 24 * 60),
+  KB_SOURCE_SCHEDULE_CHECK_SECONDS: positiveInt(30, 3_600),
+});
+
 const jobsSchema = z.object({
   KB_QUEUE_PREFIX: z.preprocess(
     emptyToUndefined,
@@ -337,6 +344,7 @@ const schemas = {
   assistant: assistantSchema,
   limits: limitsSchema,
   jobs: jobsSchema,
+  sources: sourcesSchema,
   telemetry: telemetrySchema,
 } as const;
 
@@ -405,6 +413,8 @@ export interface Config {
   mcp: { instructions?: string; allowedHosts: string[]; allowedOrigins: string[] };
   /** Background jobs: worker concurrency, job lock, shutdown grace. */
   jobs: { queuePrefix: string; workerConcurrency: number; lockMs: number; shutdownGraceMs: number };
+  /** Source syncs: requests at once and least spacing per host, a sync's time budget, how often embedded mode checks schedules. */
+  sources: { hostConcurrency: number; minIntervalMs: number; maxSyncMs: number; scheduleCheckMs: number };
   /**
    * Metrics: off unless `enabled`; on the API port behind `token`, or on `port` of their own
    * (bound to `host`); a worker serves them on `workerPort`. Traces: exported over OTLP/HTTP
@@ -459,6 +469,7 @@ export function loadConfig(env: EnvSource = process.env): Config {
   const faq = parsed.faq as z.infer<typeof faqSchema>;
   const wiki = parsed.wiki as z.infer<typeof wikiSchema>;
   const insights = parsed.insights as z.infer<typeof insightsSchema>;
+  const sources = parsed.sources as z.infer<typeof sourcesSchema>;
   const search = parsed.search as z.infer<typeof searchSchema>;
   const security = parsed.security as z.infer<typeof securitySchema>;
   const assistant = parsed.assistant as z.infer<typeof assistantSchema>;
@@ -542,6 +553,12 @@ export function loadConfig(env: EnvSource = process.env): Config {
       maxFetchBytes: limits.KB_MAX_FETCH_BYTES,
       fetchTimeoutMs: limits.KB_FETCH_TIMEOUT_MS,
       maxRedirects: limits.KB_MAX_REDIRECTS,
+    },
+    sources: {
+      hostConcurrency: sources.KB_SOURCE_HOST_CONCURRENCY,
+      minIntervalMs: sources.KB_SOURCE_MIN_INTERVAL_MS,
+      maxSyncMs: sources.KB_SOURCE_SYNC_MAX_MINUTES * 60_000,
+      scheduleCheckMs: sources.KB_SOURCE_SCHEDULE_CHECK_SECONDS * 1000,
     },
     jobs: {
       queuePrefix: jobs.KB_QUEUE_PREFIX,

@@ -67,6 +67,7 @@ export {
 export type { JobHandlers, JobQueue, JobView } from './jobs/index.ts';
 export { WikiImports } from './wiki/wiki-imports.ts';
 export { createWikiImportHandler, missingWikiSettings, wikiSlug } from './wiki/wiki-import.ts';
+export * from './sources/index.ts';
 export * from './answers/index.ts';
 export * from './chat/index.ts';
 export * from './faq/index.ts';

@@ -22,7 +22,7 @@ describe.each(kinds)('background jobs on %s', (kind) => {
   let behaviour: WikiBehaviour;
   let queue: InProcessJobQueue | undefined;
 
-  const handlers: JobHandlers = { wiki: (context) => behaviour(context) };
+  const handlers: Partial<JobHandlers> = { wiki: (context) => behaviour(context) };
   const runner = () => new JobRunner(jobs, handlers, logger, { secrets: [SECRET] });
   const newQueue = (options = {}) => {
     queue = new InProcessJobQueue(runner(), jobs, logger, { backoffMs: 5, ...options });

@@ -26,6 +26,7 @@ const MIGRATIONS = [
   '20261127T1300_job_retries',
   '20261127T1400_document_urls',
   '20261127T1500_namespace_statistics',
+  '20261202T0100_sources',
   '20261202T0200_chunk_pages',
 ];
 
@@ -38,7 +39,7 @@ describe.each(kinds)('schema on %s', (kind) => {
       expect(tables.rows.map((r) => r.table_name)).toEqual(
         expect.arrayContaining([
           'admin_sessions', 'api_keys', 'chunks', 'conversations', 'documents', 'faq_cache', 'faq_generations',
-          'ingestion_jobs', 'messages', 'namespaces', 'parent_chunks', 'store_meta',
+          'ingestion_jobs', 'messages', 'namespaces', 'parent_chunks', 'store_meta', 'sources', 'source_pages',
         ]),
       );
       const indexes = await sql<{ indexdef: string }>`

@@ -2,7 +2,7 @@ export { createDatabase, DEFAULT_EMBEDDING_DIMENSION, MigrationError } from './d
 export type { Database, DatabaseOptions, ReadStore, StorageOptions, StoreStats } from './database.ts';
 export { readFromPrimary, readsPinnedToPrimary, serverUnavailable } from './replicas.ts';
 export type { ReplicaOptions, ReplicaState, ReplicaStatus } from './replicas.ts';
-export type { DB, JobProgress, JobStatus } from './schema.ts';
+export type { DB, JobProgress, JobStatus, SourcePageStatus, SourceSyncStats, SourceSyncStatus } from './schema.ts';
 export type { StoredSource } from './tables/conversations.ts';
 export type { FaqCacheSource } from './tables/faq-cache.ts';
 export { acquireStoreLock, liveLockOwner, readLockOwner, StoreLockedError } from './store-lock.ts';

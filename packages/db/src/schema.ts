@@ -8,6 +8,7 @@ import type { IngestionJobsTable } from './tables/ingestion-jobs.ts';
 import type { MessageFeedbackTable } from './tables/message-feedback.ts';
 import type { NamespacesTable } from './tables/namespaces.ts';
 import type { QueryLogTable } from './tables/query-log.ts';
+import type { SourcePagesTable, SourcesTable } from './tables/sources.ts';
 import type { StoreMetaTable } from './tables/store-meta.ts';
 
 export interface DB {
@@ -25,6 +26,9 @@ export interface DB {
   faq_generations: FaqGenerationsTable;
   store_meta: StoreMetaTable;
   query_log: QueryLogTable;
+  sources: SourcesTable;
+  source_pages: SourcePagesTable;
 }
 
 export type { JobProgress, JobStatus } from './tables/ingestion-jobs.ts';
+export type { SourcePageStatus, SourceSyncStats, SourceSyncStatus } from './tables/sources.ts';

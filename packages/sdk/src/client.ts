@@ -22,6 +22,15 @@ import type {
   ApiKey,
   Conversation,
   DeletedDocument,
+  DeletedSource,
+  CreateSourceInput,
+  Source,
+  SourceFailurePage,
+  SourceFailuresQuery,
+  SourcePage,
+  SourcesQuery,
+  SourceSyncAccepted,
+  UpdateSourceInput,
   DocumentDetail,
   DocumentPage,
   DocumentsQuery,
@@ -297,6 +306,25 @@ export function createKbClient(options: KbClientOptions) {
        */
       delete: (id: string, { folder, ...call }: CallOptions & { folder?: string } = {}): Promise<DeletedDocument> =>
         unwrap(api.DELETE('/documents/{id}', { params: { path: { id }, query: folder === undefined ? {} : { folder } }, ...call })),
+    },
+    sources: {
+      /** Adds a source (admin): a docs website by its start URL and/or sitemap; its first sync is queued unless `sync: false`. */
+      create: (input: CreateSourceInput, call: CallOptions = {}): Promise<Source> => unwrap(api.POST('/sources', { body: input, ...call })),
+      /** Sources, newest first (admin). */
+      list: (query: SourcesQuery = {}, call: CallOptions = {}): Promise<SourcePage> => unwrap(api.GET('/sources', { params: { query }, ...call })),
+      /** A source with its status, last and next sync and the page figures of the last sync (admin). */
+      get: (id: string, call: CallOptions = {}): Promise<Source> => unwrap(api.GET('/sources/{id}', { params: { path: { id } }, ...call })),
+      /** Changes a source's name, settings (scope) or schedule (admin). */
+      update: (id: string, input: UpdateSourceInput, call: CallOptions = {}): Promise<Source> =>
+        unwrap(api.PATCH('/sources/{id}', { params: { path: { id } }, body: input, ...call })),
+      /** Deletes a source (admin), with its documents when `documents` is true. */
+      delete: (id: string, { documents, ...call }: CallOptions & { documents?: boolean } = {}): Promise<DeletedSource> =>
+        unwrap(api.DELETE('/sources/{id}', { params: { path: { id }, query: documents === undefined ? {} : { documents } }, ...call })),
+      /** Queues a sync now (admin): 409 while one is queued or running. */
+      sync: (id: string, call: CallOptions = {}): Promise<SourceSyncAccepted> => unwrap(api.POST('/sources/{id}/sync', { params: { path: { id } }, ...call })),
+      /** The pages the last sync could not sync, with the reasons (admin). */
+      failures: (id: string, query: SourceFailuresQuery = {}, call: CallOptions = {}): Promise<SourceFailurePage> =>
+        unwrap(api.GET('/sources/{id}/failures', { params: { path: { id }, query }, ...call })),
     },
     insights: {
       /** The weakest recent searches and chat questions, repeats grouped (admin). */

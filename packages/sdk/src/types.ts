@@ -70,3 +70,15 @@ export type KnowledgeGap = Schemas['KnowledgeGap'];
 
 export type FaqQuery = Query<operations['faq-get']>;
 export type Faq = Schemas['Faq'];
+
+export type Source = Schemas['Source'];
+export type SourceFailure = Schemas['SourceFailure'];
+export type WebsiteSourceSettings = Schemas['WebsiteSourceSettings'];
+export type CreateSourceInput = RequestBody<operations['sources-create']>;
+export type UpdateSourceInput = RequestBody<operations['sources-update']>;
+export type SourcesQuery = Query<operations['sources-list']>;
+export type SourcePage = Success<operations['sources-list']>;
+export type SourceFailuresQuery = Query<operations['sources-failures']>;
+export type SourceFailurePage = Success<operations['sources-failures']>;
+export type DeletedSource = Success<operations['sources-delete']>;
+export type SourceSyncAccepted = Success<operations['sources-sync']>;

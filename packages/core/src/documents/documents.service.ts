@@ -24,6 +24,8 @@ export interface DocumentView {
   url?: string;
   /** The folder of the `kb ingest-folder` run that recorded it, if any. */
   folder?: string;
+  /** The source (a synced website, ...) that wrote it, if any. */
+  sourceId?: string;
   metadata: Record<string, unknown>;
   chunkCount: number;
   createdAt: string;
@@ -43,6 +45,7 @@ function toView(record: DocumentRecord): DocumentView {
     title: record.title,
     ...(record.url !== null ? { url: record.url } : {}),
     ...(record.folder !== null ? { folder: record.folder } : {}),
+    ...(record.sourceId !== null ? { sourceId: record.sourceId } : {}),
     metadata: record.metadata,
     chunkCount: record.chunkCount,
     createdAt: record.createdAt.toISOString(),
@@ -76,11 +79,14 @@ export class DocumentsService {
   ): Promise<{ documents: DocumentView[]; total: number; take: number; skip: number; nextCursor: string | null }> {
     const take = Math.min(filter.limit ?? DEFAULT_DOCUMENTS_PAGE, MAX_DOCUMENTS_PAGE);
     const { offset: skip, after } = pagePosition(filter);
+    // Ids are UUIDs: another source id names no source, and so no document.
+    if (filter.sourceId !== undefined && !isUuid(filter.sourceId)) return { documents: [], total: 0, take, skip, nextCursor: null };
     const { total, documents, nextCursor } = await this.repository.list(
       {
         ...(filter.namespace !== undefined ? { namespace: filter.namespace } : {}),
         ...(filter.q !== undefined ? { q: filter.q } : {}),
         ...(filter.folder !== undefined ? { folder: filter.folder } : {}),
+        ...(filter.sourceId !== undefined ? { sourceId: filter.sourceId } : {}),
       },
       { limit: take, offset: skip, ...(after ? { after } : {}) },
     );

@@ -33,6 +33,11 @@ export interface GuardedFetchOptions {
   /** Media types accepted, compared without parameters, e.g. ['text/html', 'text/plain']. */
   accept: readonly string[];
   userAgent?: string;
+  /**
+   * Validators from an earlier fetch of the same URL: sent as If-None-Match / If-Modified-Since,
+   * and a 304 answer is returned as a page with `notModified` and an empty body.
+   */
+  conditional?: { etag?: string | undefined; lastModified?: string | undefined };
   /** Injectable resolver (tests); default dns.promises.lookup(host, { all: true, verbatim: true }). */
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
   signal?: AbortSignal;
@@ -48,6 +53,13 @@ export interface FetchedPage {
   charset?: string;
   /** The decoded text. */
   body: string;
+  /** The server answered 304 to a conditional request: the body is empty, the page unchanged. */
+  notModified?: boolean;
+  /** The response's validators, for a later conditional request. */
+  etag?: string;
+  lastModified?: string;
+  /** Every URL fetched before the final one (redirects), in order. */
+  redirectedFrom?: string[];
 }
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -231,6 +243,8 @@ function sendRequest(url: URL, target: Target, options: GuardedFetchOptions, sig
       accept: options.accept.join(', '),
       'accept-encoding': ACCEPT_ENCODING,
       connection: 'close',
+      ...(options.conditional?.etag ? { 'if-none-match': options.conditional.etag } : {}),
+      ...(options.conditional?.lastModified ? { 'if-modified-since': options.conditional.lastModified } : {}),
     },
     // A fresh agent per request: no pooled socket connected for another host or check.
     agent: false,
@@ -284,6 +298,16 @@ async function readPage(
   signal: AbortSignal,
 ): Promise<FetchedPage> {
   const status = response.statusCode ?? 0;
+  const validators = {
+    ...(typeof response.headers.etag === 'string' && response.headers.etag.length <= 1024 ? { etag: response.headers.etag } : {}),
+    ...(typeof response.headers['last-modified'] === 'string' && response.headers['last-modified'].length <= 100
+      ? { lastModified: response.headers['last-modified'] }
+      : {}),
+  };
+  if (status === 304 && (options.conditional?.etag || options.conditional?.lastModified)) {
+    response.resume();
+    return { url: url.href, status, contentType: '', body: '', notModified: true, ...validators };
+  }
   if (status < 200 || status > 299) {
     throw new FetchFailedError('status', `The server answered ${status}`, { status });
   }
@@ -314,7 +338,7 @@ async function readPage(
     contentType = { mediaType: sniffed };
   }
   const { text, charset } = decodeBody(bytes, contentType);
-  return { url: url.href, status, contentType: contentType.mediaType, charset, body: text };
+  return { url: url.href, status, contentType: contentType.mediaType, charset, body: text, ...validators };
 }
 
 function validateOptions(options: GuardedFetchOptions): void {
@@ -348,6 +372,7 @@ export async function guardedFetchWithPolicy(
   const onCallerAbort = (): void => controller.abort(new FetchFailedError('aborted', 'The fetch was aborted'));
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
 
+  const visited: string[] = [];
   try {
     for (let redirects = 0; ; redirects++) {
       const target = await resolveTarget(url, options, policy, signal);
@@ -360,10 +385,12 @@ export async function guardedFetchWithPolicy(
           if (redirects >= options.maxRedirects) {
             throw new FetchFailedError('redirects', `More than ${options.maxRedirects} redirects`);
           }
+          visited.push(url.href);
           url = nextUrl(url, location);
           continue;
         }
-        return await readPage(url, response, options, signal);
+        const page = await readPage(url, response, options, signal);
+        return visited.length > 0 ? { ...page, redirectedFrom: visited } : page;
       } catch (error) {
         response.destroy();
         throw error;

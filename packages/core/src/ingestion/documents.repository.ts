@@ -47,6 +47,8 @@ export interface DocumentRecord {
   title: string;
   url: string | null;
   folder: string | null;
+  /** The source that wrote it, if any. */
+  sourceId: string | null;
   metadata: Record<string, unknown>;
   chunkCount: number;
   createdAt: Date;
@@ -59,6 +61,8 @@ export interface DocumentFilter {
   q?: string;
   /** Documents a folder run over this folder recorded. */
   folder?: string;
+  /** Documents this source (a synced website, ...) wrote. */
+  sourceId?: string;
 }
 
 /** A child chunk as the documents resource shows it. */
@@ -76,6 +80,7 @@ const RECORD_COLUMNS = [
   'title',
   'url',
   'folder',
+  'source_id',
   'metadata',
   'chunk_count',
   'created_at',
@@ -89,6 +94,7 @@ function toRecord(row: {
   title: string;
   url: string | null;
   folder: string | null;
+  source_id: string | null;
   metadata: Record<string, unknown> | string;
   chunk_count: number;
   created_at: Date;
@@ -101,6 +107,7 @@ function toRecord(row: {
     title: row.title,
     url: row.url,
     folder: row.folder,
+    sourceId: row.source_id,
     metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
     chunkCount: row.chunk_count,
     createdAt: new Date(row.created_at),
@@ -201,6 +208,7 @@ export class DocumentsRepository {
     let query = this.database.reads.db.selectFrom('documents');
     if (filter.namespace !== undefined) query = query.where('namespace', '=', filter.namespace);
     if (filter.folder !== undefined) query = query.where('folder', '=', filter.folder);
+    if (filter.sourceId !== undefined) query = query.where('source_id', '=', filter.sourceId);
     if (filter.q !== undefined) {
       const pattern = containsPattern(filter.q);
       query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
@@ -210,7 +218,7 @@ export class DocumentsRepository {
     // A namespace's count (or all of them) is kept by the store (the namespace_stats migration)
     // and read by key, not counted on every page; a folder or text filter counts its matches.
     const counted =
-      filter.folder === undefined && filter.q === undefined
+      filter.folder === undefined && filter.q === undefined && filter.sourceId === undefined
         ? sql<{ n: string }>`
             select coalesce(sum(documents), 0) as n from namespace_stats
             ${filter.namespace === undefined ? sql`` : sql`where namespace = ${filter.namespace}`}`
@@ -285,7 +293,35 @@ export class DocumentsRepository {
       .where('namespace', '=', namespace)
       .where(sql<boolean>`starts_with(slug, ${prefix})`)
       .execute();
-    const gone = rows.filter((row) => !keep.has(row.slug));
+    return this.deleteRows(namespace, rows.filter((row) => !keep.has(row.slug)));
+  }
+
+  /** Records the source that wrote or confirmed these documents. */
+  async setSource(ids: readonly string[], sourceId: string): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.db
+        .updateTable('documents')
+        .set({ source_id: sourceId })
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where((eb) => eb.or([eb('source_id', 'is', null), eb('source_id', '!=', sourceId)]))
+        .execute();
+    }
+  }
+
+  /** Deletes these documents of a source (those another source has taken over stay), under their locks. */
+  async deleteOfSource(sourceId: string, ids?: readonly string[]): Promise<number> {
+    let query = this.db.selectFrom('documents').select(['id', 'slug', 'namespace']).where('source_id', '=', sourceId);
+    if (ids !== undefined) {
+      if (ids.length === 0) return 0;
+      query = query.where('id', 'in', [...ids]);
+    }
+    const rows = await query.execute();
+    let removed = 0;
+    for (const namespace of new Set(rows.map((r) => r.namespace))) removed += await this.deleteRows(namespace, rows.filter((r) => r.namespace === namespace));
+    return removed;
+  }
+
+  private async deleteRows(namespace: string, gone: ReadonlyArray<{ id: string; slug: string }>): Promise<number> {
     let removed = 0;
     for (let i = 0; i < gone.length; i += 500) {
       const group = gone.slice(i, i + 500);

@@ -388,6 +388,16 @@ export class IngestionService {
     return this.documents.deleteMissing(namespace, prefix, keep);
   }
 
+  /** Records the source (a synced website, ...) that wrote or confirmed these documents. */
+  recordSource(documentIds: readonly string[], sourceId: string): Promise<void> {
+    return this.documents.setSource(documentIds, sourceId);
+  }
+
+  /** Removes documents a source wrote (all of them, or these), with their chunks; returns how many. */
+  removeOfSource(sourceId: string, documentIds?: readonly string[]): Promise<number> {
+    return this.documents.deleteOfSource(sourceId, documentIds);
+  }
+
   /** Splits a bulk write into transactions of at most `budget` chunks (whole documents). */
   private writeGroups<T extends { version: DocumentVersion }>(pending: T[], budget: number): T[][] {
     if (!Number.isFinite(budget)) return pending.length > 0 ? [pending] : [];

@@ -10,6 +10,7 @@ import { traceCarrier, withTraceCarrier } from '../telemetry/tracing.ts';
 import type { JobType } from './catalog.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { JobsRepository } from './jobs.repository.ts';
+import { SOURCE_SCHEDULE_ENTRY } from '../sources/schedulers.ts';
 import { JOB_ATTEMPTS, JOB_BACKOFF_MS, retryDelayMs, ShutdownError, type JobQueue } from './queue.ts';
 
 export const JOB_QUEUE_NAME = 'kb-jobs';
@@ -20,6 +21,8 @@ export interface QueueEntryData {
   requestId?: string;
   /** The trace context of that request (W3C traceparent/tracestate), when tracing is on. */
   trace?: Record<string, string>;
+  /** A source schedule's tick (entry name `source-schedule`): the source to sync. */
+  sourceId?: string;
 }
 
 export interface BullConnection {
@@ -121,6 +124,8 @@ export interface JobWorkerOptions extends BullQueueOptions {
   shutdownGraceMs?: number;
   /** How often unfinished jobs are checked against the queue (default 60 s). */
   reconcileIntervalMs?: number;
+  /** Turns a source schedule's tick into a sync job (the source's own rules decide whether one starts). */
+  onSourceSchedule?: (sourceId: string) => Promise<void>;
 }
 
 /**
@@ -181,6 +186,11 @@ export class JobWorker {
   }
 
   private async process(entry: Job<QueueEntryData>, token: string | undefined, signal: AbortSignal | undefined): Promise<string> {
+    if (entry.name === SOURCE_SCHEDULE_ENTRY) {
+      const sourceId = entry.data?.sourceId;
+      if (typeof sourceId === 'string' && this.options.onSourceSchedule) await this.options.onSourceSchedule(sourceId);
+      return 'scheduled';
+    }
     const jobId = typeof entry.data?.jobId === 'string' ? entry.data.jobId : entry.id;
     if (!jobId) return 'ignored';
     const controller = new AbortController();

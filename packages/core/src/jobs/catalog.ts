@@ -24,6 +24,12 @@ export const JOB_CATALOG = {
     spaceKey: spaceKeySchema,
     namespace: z.enum(NAMESPACES),
   }),
+  /** Syncs a source (a website, ...) into its namespace; its settings are read from the source. */
+  'source-sync': z.object({
+    sourceId: z.uuid(),
+    /** What started it: a request (`manual`) or the source's schedule. */
+    trigger: z.enum(['manual', 'schedule']),
+  }),
 } as const;
 
 export type JobType = keyof typeof JOB_CATALOG;

@@ -1,5 +1,5 @@
 import type { DB, JobProgress, JobStatus } from '@kb/db';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 
 export type JobRecord = Selectable<DB['ingestion_jobs']>;
 
@@ -58,6 +58,17 @@ export class JobsRepository {
       .values({ type, payload: JSON.stringify(payload), error: null, started_at: null, completed_at: null })
       .returningAll()
       .executeTakeFirstOrThrow();
+  }
+
+  /** The pending or running sync job of a source, if any. */
+  activeSourceSync(sourceId: string): Promise<Pick<JobRecord, 'id' | 'status'> | undefined> {
+    return this.db
+      .selectFrom('ingestion_jobs')
+      .select(['id', 'status'])
+      .where('type', '=', 'source-sync')
+      .where('status', 'in', ['pending', 'running'])
+      .where(sql<boolean>`payload->>'sourceId' = ${sourceId}`)
+      .executeTakeFirst();
   }
 
   get(id: string): Promise<JobRecord | undefined> {

@@ -23,12 +23,20 @@ export async function fillEveryTable(database: Database, options: { documents?: 
     values ('Site', ${'p'.repeat(64)}, 'kb_pub_', 'publishable', 'kb_pub_xyz', ${JSON.stringify(['https://docs.example.com'])}::jsonb, 100)`.execute(db);
   await sql`insert into admin_sessions (token_hash, expires_at) values (${'s'.repeat(64)}, now() + interval '1 day')`.execute(db);
 
+  const sourceId = randomUUID();
+  await sql`insert into sources (id, kind, name, namespace, settings, schedule_minutes, next_sync_at, sync_count, last_sync_status, last_sync_started_at, last_sync_stats)
+    values (${sourceId}, 'website', ${'Docs "site"'}, 'docs', ${JSON.stringify({ startUrl: 'https://docs.example.com/', include: ['/guide/*'] })}::jsonb, 1440,
+            '2026-01-03 04:05:06.654321+00', 2, 'done', now(), ${JSON.stringify({ discovered: 3, fetched: 3, unchanged: 0, updated: 3, removed: 0, failed: 0 })}::jsonb)`.execute(db);
+
   for (let d = 0; d < documents; d++) {
     const documentId = randomUUID();
     const parentId = randomUUID();
-    await sql`insert into documents (id, namespace, slug, title, metadata, content_hash, chunk_count, content, url)
+    await sql`insert into documents (id, namespace, slug, title, metadata, content_hash, chunk_count, content, url, source_id)
       values (${documentId}, 'docs', ${`guide/${d}`}, ${`Guide ${d}`}, ${JSON.stringify({ tags: ['a', 'b'], path: 'C:\\docs\\x' })}::jsonb,
-              ${`hash-${d}`}, 2, ${`# Guide ${d}\n\n\tIndented \\ text`}, ${`https://docs.example.com/${d}`})`.execute(db);
+              ${`hash-${d}`}, 2, ${`# Guide ${d}\n\n\tIndented \\ text`}, ${`https://docs.example.com/${d}`}, ${sourceId})`.execute(db);
+    await sql`insert into source_pages (source_id, url, document_id, final_url, status, http_status, etag, last_modified, body_hash, in_sitemap, links, last_sync)
+      values (${sourceId}, ${`https://docs.example.com/${d}`}, ${documentId}, ${`https://docs.example.com/${d}`}, 'ok', 200, ${'W/"abc"'}, 'Tue, 01 Dec 2026 10:00:00 GMT',
+              ${'b'.repeat(64)}, true, ${JSON.stringify([`https://docs.example.com/${d + 1}`])}::jsonb, 2)`.execute(db);
     await sql`insert into parent_chunks (id, document_id, ordinal, heading_path, content) values (${parentId}, ${documentId}, 0, ${`Guide ${d}`}, 'Parent text')`.execute(db);
     for (let c = 0; c < 2; c++) {
       const vector = Array.from({ length: dimension }, (_, i) => Math.fround(Math.sin(d * 31 + c * 7 + i) / 3));
@@ -47,6 +55,7 @@ export async function fillEveryTable(database: Database, options: { documents?: 
   await sql`insert into message_feedback (message_id, conversation_id, api_key_id, rating, reasons, note, question_normalized)
     values (${answerId}, ${conversationId}, ${keyId}, 'down', '["wrong"]'::jsonb, null, 'how do i install')`.execute(db);
   await sql`insert into ingestion_jobs (type, status, payload, attempts, completed_at) values ('wiki', 'done', '{"space":"DOCS"}'::jsonb, 1, now())`.execute(db);
+  await sql`insert into source_pages (source_id, url, status, reason, http_status, last_sync) values (${sourceId}, 'https://docs.example.com/broken', 'failed', 'The server answered 500', 500, 2)`.execute(db);
   await sql`insert into faq_cache (cache_key, query, scope, language, content, expires_at, sources, generator)
     values ('k1', 'install', 'docs', 'en', '## How?\n\nLike this.', now() + interval '7 days', '[]'::jsonb, 'extractive:1')`.execute(db);
   await sql`insert into faq_generations (cache_key, owner, expires_at) values ('k1', 'server-1', now())`.execute(db);

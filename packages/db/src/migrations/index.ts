@@ -13,6 +13,7 @@ import { corpusStatisticsMigration } from './20261127T1200_corpus_statistics.ts'
 import { jobRetriesMigration } from './20261127T1300_job_retries.ts';
 import { documentUrlsMigration } from './20261127T1400_document_urls.ts';
 import { namespaceStatisticsMigration } from './20261127T1500_namespace_statistics.ts';
+import { sourcesMigration } from './20261202T0100_sources.ts';
 import { chunkPagesMigration } from './20261202T0200_chunk_pages.ts';
 
 export interface MigrationOptions {
@@ -41,6 +42,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261127T1300_job_retries': jobRetriesMigration,
         '20261127T1400_document_urls': documentUrlsMigration,
         '20261127T1500_namespace_statistics': namespaceStatisticsMigration,
+        '20261202T0100_sources': sourcesMigration,
         '20261202T0200_chunk_pages': chunkPagesMigration,
       };
     },

@@ -13,6 +13,8 @@ export interface DocumentsTable {
   url: string | null;
   /** The folder (absolute path) of the `kb ingest-folder` run that last wrote or confirmed it. */
   folder: string | null;
+  /** The source (a synced website, ...) it came from. */
+  source_id: ColumnType<string | null, string | null | undefined, string | null>;
   chunk_count: Generated<number>;
   created_at: ColumnType<Date, never, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;

@@ -317,6 +317,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sources, newest first */
+        get: operations["sources-list"];
+        put?: never;
+        /**
+         * Add a source (a docs website) and, unless `sync: false`, queue its first sync
+         * @description A `website` source is a start URL (links are followed within scope) and/or a sitemap URL (indexes too), scoped by hosts, path prefix and include/exclude patterns, with a page cap and a link depth. Syncs honour robots.txt and run as jobs; see docs/sources.md.
+         */
+        post: operations["sources-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a source: its status, last and next sync, and the page figures of the last sync */
+        get: operations["sources-get"];
+        put?: never;
+        post?: never;
+        /** Delete a source, with its documents (`documents=true`) or leaving them in place */
+        delete: operations["sources-delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a source's name, scope (settings) or schedule
+         * @description Fields left out stay as they are; `settings` replaces the stored settings whole. The change applies from the next sync.
+         */
+        patch: operations["sources-update"];
+        trace?: never;
+    };
+    "/sources/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a source now (in the background)
+         * @description Queues a sync job and answers 202 at once; follow it with GET /sources/{id} or GET /ingest/jobs. One sync of a source runs at a time: 409 while one is queued or running.
+         */
+        post: operations["sources-sync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sources/{id}/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pages the last sync could not sync, with the reasons, by URL */
+        get: operations["sources-failures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/insights/gaps": {
         parameters: {
             query?: never;
@@ -469,6 +549,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        WebsiteSourceSettings: {
+            /** @description Where link following starts */
+            startUrl?: string;
+            /** @description A sitemap or sitemap index listing the pages */
+            sitemapUrl?: string;
+            /** @description Hosts pages may be on (default: the start URL's and the sitemap's hosts) */
+            allowedHosts?: string[];
+            /** @description Only pages whose path starts with this (default: everything on the hosts) */
+            pathPrefix?: string;
+            /** @description Only pages whose path matches one of these patterns (`*` matches anything) */
+            include?: string[];
+            /** @description Never pages whose path matches one of these patterns */
+            exclude?: string[];
+            /** @description Most pages one sync fetches (default 1000, at most 100000) */
+            maxPages?: number;
+            /** @description Links followed from the start URL and sitemap pages, in hops (default 5; 0: no link following) */
+            maxDepth?: number;
+        };
         CreatedApiKey: {
             id: string;
             label: string;
@@ -655,6 +753,8 @@ export interface components {
             url?: string;
             /** @description The folder of the `kb ingest-folder` run that last wrote or confirmed it */
             folder?: string;
+            /** @description The source (GET /sources/{id}) that wrote it, if any */
+            sourceId?: string;
             metadata: {
                 [key: string]: unknown;
             };
@@ -672,6 +772,8 @@ export interface components {
             url?: string;
             /** @description The folder of the `kb ingest-folder` run that last wrote or confirmed it */
             folder?: string;
+            /** @description The source (GET /sources/{id}) that wrote it, if any */
+            sourceId?: string;
             metadata: {
                 [key: string]: unknown;
             };
@@ -690,6 +792,66 @@ export interface components {
             headingPath: string;
             content: string;
             tokenCount: number;
+        };
+        Source: {
+            id: string;
+            /** @enum {string} */
+            kind: "website";
+            name: string;
+            /** @description The namespace its documents go to */
+            namespace: string;
+            /** @description The settings of its kind (for `website`: WebsiteSourceSettings) */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** @description Synced every this many minutes; null: only on demand */
+            scheduleMinutes: number | null;
+            /**
+             * @description `queued` or `syncing` while a sync job is pending or running
+             * @enum {string}
+             */
+            status: "idle" | "queued" | "syncing";
+            /** @description The sync in progress, or the last one; null before the first */
+            lastSync: {
+                /** @description Its job in GET /ingest/jobs */
+                jobId: string | null;
+                /**
+                 * @description `partial`: some pages failed, or the sync stopped at its page cap or time budget (nothing was removed then)
+                 * @enum {string}
+                 */
+                status: "running" | "done" | "partial" | "failed";
+                /** @description Why it failed or is partial */
+                error: string | null;
+                startedAt: string | null;
+                finishedAt: string | null;
+                pages: components["schemas"]["SourceSyncPages"];
+            } | null;
+            /** @description When the schedule syncs it next (null without a schedule) */
+            nextSyncAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        SourceSyncPages: {
+            /** @description Pages found in scope (sitemaps and links) */
+            discovered: number;
+            /** @description Pages requested from the site */
+            fetched: number;
+            /** @description Pages unchanged since the last sync (sitemap lastmod, 304, same content): no embedding */
+            unchanged: number;
+            /** @description Pages new or changed, stored again */
+            updated: number;
+            /** @description Pages removed with their chunks (404/410, or missing from two complete syncs running) */
+            removed: number;
+            /** @description Pages that could not be synced (listed with reasons by GET /sources/{id}/failures); their stored copy stays */
+            failed: number;
+        };
+        SourceFailure: {
+            url: string;
+            /** @description Why the page could not be synced, in words */
+            reason: string;
+            /** @description The site's answer, when it answered */
+            httpStatus: number | null;
+            at: string;
         };
         KnowledgeGap: {
             /** @description The query as last asked */
@@ -2548,6 +2710,7 @@ export interface operations {
                 /** @example api keys */
                 q?: string;
                 folder?: string;
+                sourceId?: string;
                 /** @example 20 */
                 limit?: number;
                 offset?: number;
@@ -2734,6 +2897,589 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "No such document",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "sources-list": {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sources": [
+                     *         {
+                     *           "id": "0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13",
+                     *           "kind": "website",
+                     *           "name": "Product docs",
+                     *           "namespace": "user_docs",
+                     *           "settings": {
+                     *             "startUrl": "https://docs.example.com/",
+                     *             "sitemapUrl": "https://docs.example.com/sitemap.xml",
+                     *             "pathPrefix": "/",
+                     *             "exclude": [
+                     *               "/blog/*"
+                     *             ]
+                     *           },
+                     *           "scheduleMinutes": 1440,
+                     *           "status": "idle",
+                     *           "lastSync": {
+                     *             "jobId": "9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50",
+                     *             "status": "done",
+                     *             "error": null,
+                     *             "startedAt": "2026-12-01T03:00:00.000Z",
+                     *             "finishedAt": "2026-12-01T03:02:10.000Z",
+                     *             "pages": {
+                     *               "discovered": 412,
+                     *               "fetched": 412,
+                     *               "unchanged": 398,
+                     *               "updated": 14,
+                     *               "removed": 1,
+                     *               "failed": 0
+                     *             }
+                     *           },
+                     *           "nextSyncAt": "2026-12-02T03:00:00.000Z",
+                     *           "createdAt": "2026-11-30T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-30T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "take": 20,
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        sources: components["schemas"]["Source"][];
+                        take: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "sources-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "website",
+                 *       "name": "Product docs",
+                 *       "namespace": "user_docs",
+                 *       "settings": {
+                 *         "startUrl": "https://docs.example.com/",
+                 *         "exclude": [
+                 *           "/blog/*"
+                 *         ]
+                 *       },
+                 *       "scheduleMinutes": 1440
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description What the source is; `website` for now
+                     * @enum {string}
+                     */
+                    kind: "website";
+                    name: string;
+                    /** @enum {string} */
+                    namespace: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
+                    settings: components["schemas"]["WebsiteSourceSettings"];
+                    /** @description Sync every this many minutes (5 to 44,640); null or absent: only on demand */
+                    scheduleMinutes?: number | null;
+                    /** @description Queue a first sync at once (default true) */
+                    sync?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13",
+                     *       "kind": "website",
+                     *       "name": "Product docs",
+                     *       "namespace": "user_docs",
+                     *       "settings": {
+                     *         "startUrl": "https://docs.example.com/",
+                     *         "sitemapUrl": "https://docs.example.com/sitemap.xml",
+                     *         "pathPrefix": "/",
+                     *         "exclude": [
+                     *           "/blog/*"
+                     *         ]
+                     *       },
+                     *       "scheduleMinutes": 1440,
+                     *       "status": "queued",
+                     *       "lastSync": null,
+                     *       "nextSyncAt": "2026-12-02T03:00:00.000Z",
+                     *       "createdAt": "2026-11-30T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-30T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The job queue is unavailable (the source is created; sync it again later); or the database or Redis cannot be reached, or the store's disk is full (writes) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The job queue is unavailable (the source is created; sync it again later)",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "sources-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13",
+                     *       "kind": "website",
+                     *       "name": "Product docs",
+                     *       "namespace": "user_docs",
+                     *       "settings": {
+                     *         "startUrl": "https://docs.example.com/",
+                     *         "sitemapUrl": "https://docs.example.com/sitemap.xml",
+                     *         "pathPrefix": "/",
+                     *         "exclude": [
+                     *           "/blog/*"
+                     *         ]
+                     *       },
+                     *       "scheduleMinutes": 1440,
+                     *       "status": "idle",
+                     *       "lastSync": {
+                     *         "jobId": "9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50",
+                     *         "status": "done",
+                     *         "error": null,
+                     *         "startedAt": "2026-12-01T03:00:00.000Z",
+                     *         "finishedAt": "2026-12-01T03:02:10.000Z",
+                     *         "pages": {
+                     *           "discovered": 412,
+                     *           "fetched": 412,
+                     *           "unchanged": 398,
+                     *           "updated": 14,
+                     *           "removed": 1,
+                     *           "failed": 0
+                     *         }
+                     *       },
+                     *       "nextSyncAt": "2026-12-02T03:00:00.000Z",
+                     *       "createdAt": "2026-11-30T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-30T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such source */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such source",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "sources-delete": {
+        parameters: {
+            query?: {
+                /** @example true */
+                documents?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @example 0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": true,
+                     *       "id": "0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13",
+                     *       "documentsRemoved": 412
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                        documentsRemoved: number;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such source */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such source",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "sources-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scheduleMinutes": 360
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description The whole settings object (it replaces the stored one) */
+                    settings?: components["schemas"]["WebsiteSourceSettings"];
+                    scheduleMinutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13",
+                     *       "kind": "website",
+                     *       "name": "Product docs",
+                     *       "namespace": "user_docs",
+                     *       "settings": {
+                     *         "startUrl": "https://docs.example.com/",
+                     *         "sitemapUrl": "https://docs.example.com/sitemap.xml",
+                     *         "pathPrefix": "/",
+                     *         "exclude": [
+                     *           "/blog/*"
+                     *         ]
+                     *       },
+                     *       "scheduleMinutes": 360,
+                     *       "status": "idle",
+                     *       "lastSync": {
+                     *         "jobId": "9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50",
+                     *         "status": "done",
+                     *         "error": null,
+                     *         "startedAt": "2026-12-01T03:00:00.000Z",
+                     *         "finishedAt": "2026-12-01T03:02:10.000Z",
+                     *         "pages": {
+                     *           "discovered": 412,
+                     *           "fetched": 412,
+                     *           "unchanged": 398,
+                     *           "updated": 14,
+                     *           "removed": 1,
+                     *           "failed": 0
+                     *         }
+                     *       },
+                     *       "nextSyncAt": "2026-12-02T03:00:00.000Z",
+                     *       "createdAt": "2026-11-30T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-30T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such source */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such source",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "sources-sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jobId": "9e2c4b7d-1a03-4b6e-8f25-d4c1a7e93b50",
+                     *       "status": "pending"
+                     *     }
+                     */
+                    "application/json": {
+                        jobId: string;
+                        /** @constant */
+                        status: "pending";
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such source */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such source",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A sync of this source is already queued or running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A sync of this source is already queued or running",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The job queue is unavailable; or the database or Redis cannot be reached, or the store's disk is full (writes) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The job queue is unavailable",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "sources-failures": {
+        parameters: {
+            query?: {
+                /** @example 50 */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 0c9d3e1a-6b2f-4f7e-8a15-2d4c6e8f0a13 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "failures": [
+                     *         {
+                     *           "url": "https://docs.example.com/reference/old",
+                     *           "reason": "the server answered 500 Internal Server Error",
+                     *           "httpStatus": 500,
+                     *           "at": "2026-12-01T03:01:02.000Z"
+                     *         }
+                     *       ],
+                     *       "take": 50,
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        failures: components["schemas"]["SourceFailure"][];
+                        take: number;
+                        /** @description Pass as cursor to read the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such source */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such source",
                      *       "code": "NOT_FOUND"
                      *     }
                      */

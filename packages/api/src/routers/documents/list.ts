@@ -8,6 +8,7 @@ export const listDocumentsInput = z.strictObject({
   namespace: namespaceSchema.optional().meta({ description: 'Documents of this namespace' }),
   q: nonBlankText(1000, 'q must not be empty').optional().meta({ description: 'Title or slug contains this text, ignoring case' }),
   folder: maxChars(z.string().min(1), 4096).optional().meta({ description: 'Documents a `kb ingest-folder` run over this folder recorded' }),
+  sourceId: maxChars(z.string().min(1), 100).optional().meta({ description: 'Documents this source (GET /sources) wrote' }),
   limit: z.number().int().min(1).optional().meta({ description: `Page size, default 50; above ${MAX_DOCUMENTS_PAGE} it is clamped to ${MAX_DOCUMENTS_PAGE} (see take)` }),
   offset: z.number().int().min(0).optional().meta({ description: 'Documents to skip, default 0 (or page by cursor)' }),
   cursor: cursorSchema.optional(),

@@ -9,6 +9,7 @@ export const documentSchema = z
     title: z.string(),
     url: z.string().optional().meta({ description: "The document's canonical link, when it has one" }),
     folder: z.string().optional().meta({ description: 'The folder of the `kb ingest-folder` run that last wrote or confirmed it' }),
+    sourceId: z.string().optional().meta({ description: 'The source (GET /sources/{id}) that wrote it, if any' }),
     metadata: z.record(z.string(), z.unknown()),
     chunkCount: z.number().int().meta({ description: 'Child chunks (the searchable pieces)' }),
     createdAt: z.string(),
