@@ -16,7 +16,7 @@ const WIKI_PAGES = 30;
 
 const MARKDOWN = `# Rotating API keys
 
-Rotate a key without downtime: create the new key, deploy it, then revoke the old one.
+Rotate a key without downtime: create the new key with \`kb keys create\`, deploy it, then revoke the old one.
 
 ## Creating the new key
 
@@ -227,8 +227,9 @@ describe.runIf(chromiumAvailable())('the admin console in Chromium', () => {
     const answer = chat.locator('.answer').first();
     await expect.poll(() => answer.getAttribute('data-done'), { timeout: 30_000 }).toBe('true');
     expect((await answer.locator('.markdown').textContent())?.length).toBeGreaterThan(20);
-    // The Markdown is rendered: the passages' headings are bold, not asterisks.
-    expect(await answer.locator('.markdown strong').count()).toBeGreaterThan(0);
+    // The Markdown is rendered: the quoted command is code, not backticks.
+    expect(await answer.locator('.markdown code').count()).toBeGreaterThan(0);
+    expect(await answer.locator('.markdown').textContent()).not.toContain('`');
     expect(await answer.locator('.sources').textContent()).toContain('Rotating API keys');
     const conversation = await chat.locator('p.muted code').textContent();
     expect(conversation).toMatch(/^[0-9a-f-]{36}$/);
