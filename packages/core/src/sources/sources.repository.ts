@@ -26,6 +26,25 @@ export interface PageOutcome {
 }
 
 /** The sources and source_pages tables. */
+/** A page's record without its links (those are read when needed). */
+const PAGE_RECORD_COLUMNS = [
+  'source_id',
+  'url',
+  'document_id',
+  'final_url',
+  'status',
+  'reason',
+  'http_status',
+  'etag',
+  'last_modified',
+  'body_hash',
+  'sitemap_lastmod',
+  'in_sitemap',
+  'missing_syncs',
+  'last_sync',
+  'updated_at',
+] as const;
+
 export class SourcesRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -137,23 +156,7 @@ export class SourcesRepository {
   async pages(sourceId: string): Promise<Map<string, SourcePageRecord>> {
     const rows = await this.db
       .selectFrom('source_pages')
-      .select([
-        'source_id',
-        'url',
-        'document_id',
-        'final_url',
-        'status',
-        'reason',
-        'http_status',
-        'etag',
-        'last_modified',
-        'body_hash',
-        'sitemap_lastmod',
-        'in_sitemap',
-        'missing_syncs',
-        'last_sync',
-        'updated_at',
-      ])
+      .select(PAGE_RECORD_COLUMNS)
       .where('source_id', '=', sourceId)
       .execute();
     return new Map(rows.map((row) => [row.url, row]));
@@ -253,23 +256,7 @@ export class SourcesRepository {
   async failures(sourceId: string, sync: number, page: { limit: number; afterUrl?: string }): Promise<{ failures: SourcePageRecord[]; nextUrl: string | null }> {
     let query = this.db
       .selectFrom('source_pages')
-      .select([
-        'source_id',
-        'url',
-        'document_id',
-        'final_url',
-        'status',
-        'reason',
-        'http_status',
-        'etag',
-        'last_modified',
-        'body_hash',
-        'sitemap_lastmod',
-        'in_sitemap',
-        'missing_syncs',
-        'last_sync',
-        'updated_at',
-      ])
+      .select(PAGE_RECORD_COLUMNS)
       .where('source_id', '=', sourceId)
       .where('last_sync', '=', sync)
       .where('status', '=', 'failed');
