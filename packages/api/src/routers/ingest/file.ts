@@ -11,7 +11,7 @@ const httpUrl = nonBlankText(8192, 'url must not be empty').refine((url) => /^ht
   message: 'url must be an http or https URL',
 });
 
-const fileSchema = z.object({
+const fileSchema = z.strictObject({
   bytes: z.instanceof(Uint8Array),
   mediaType: z.string().max(255).optional(),
   filename: maxChars(z.string().min(1), 1000).optional(),
