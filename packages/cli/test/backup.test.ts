@@ -102,7 +102,7 @@ describe.runIf(postgres)('kb backup and kb restore', () => {
     const file = join(work, 'pg.kbb');
     const backup = await kb(['backup', file], onPostgres(url));
     expect(backup.code, backup.stderr).toBe(0);
-    expect(backup.stdout).toMatch(/Backed up \d+ rows of 14 tables/);
+    expect(backup.stdout).toMatch(/Backed up \d+ rows of 16 tables/);
     expect(readdirSync(work).filter((name) => name.includes('.partial-'))).toEqual([]);
 
     const dir = join(work, 'restored');
@@ -227,7 +227,7 @@ describe('kb backup from a running server', () => {
         child.on('exit', (code) => resolve({ code, stdout, stderr }));
       });
       expect(fetched.code, fetched.stderr).toBe(0);
-      expect(fetched.stdout).toMatch(/Backed up \d+ rows of 14 tables from http:\/\/127\.0\.0\.1/);
+      expect(fetched.stdout).toMatch(/Backed up \d+ rows of 16 tables from http:\/\/127\.0\.0\.1/);
       for await (const event of readBackupEvents(createReadStream(file))) if (event.kind === 'done') tables = event.tables;
       expect(tables.map((t) => t.name)).toContain('chunks');
 
