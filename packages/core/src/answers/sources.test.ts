@@ -36,8 +36,8 @@ describe('sources', () => {
         passage({ documentId: 'd2', title: 'Scan', slug: 'scan.pdf', headingPath: 'Scan > Part', page: 2 }),
       ]),
     ).toEqual([
-      { title: 'Install Hugo', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://docs.example.com/install.pdf', anchor: 'page=7', page: 7 },
-      { title: 'Scan', documentId: 'd2', slug: 'scan.pdf', namespace: 'user_docs', page: 2 },
+      { title: 'Install Hugo', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://docs.example.com/install.pdf', anchor: 'page=7', section: 'Linux', page: 7 },
+      { title: 'Scan', documentId: 'd2', slug: 'scan.pdf', namespace: 'user_docs', section: 'Part', page: 2 },
     ]);
   });
 
