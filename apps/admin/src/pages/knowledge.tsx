@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import type { SubRoute } from '../app.tsx';
 import { formatDate, kb, NAMESPACES, type Namespace } from '../api.ts';
 import { ConfirmButton, ErrorNote, ExternalLink, NamespaceSelect, Pager, Section, useAction, useLoad, usePaged } from '../ui.tsx';
+import { FileUpload } from './file-upload.tsx';
 
 const PAGE_SIZE = 20;
 /** Chunk counts are summed over the document list; past this many documents a namespace shows "at least". */
@@ -58,6 +59,14 @@ function Overview({ onOpen }: { onOpen(id: string): void }) {
     PAGE_SIZE,
   );
 
+  // A stored file changes the counts and may enter the list.
+  const { reload: reloadCounts } = counts;
+  const { reload: reloadDocuments } = documents;
+  const uploaded = useCallback(() => {
+    reloadCounts();
+    reloadDocuments();
+  }, [reloadCounts, reloadDocuments]);
+
   function apply(event: FormEvent) {
     event.preventDefault();
     applyFilters({ namespace, q: query.trim(), folder: folder.trim() });
@@ -88,6 +97,7 @@ function Overview({ onOpen }: { onOpen(id: string): void }) {
           ))}
         </div>
       </Section>
+      <FileUpload onUploaded={uploaded} onOpen={onOpen} />
       <Section title="Documents">
         <form className="row-form" onSubmit={apply}>
           <NamespaceSelect value={namespace} onChange={setNamespace} all />
