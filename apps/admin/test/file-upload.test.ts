@@ -109,7 +109,7 @@ describe.runIf(chromiumAvailable())('file upload on the Knowledge page in Chromi
     expect(problems).toEqual([]);
   });
 
-  it('takes files from the picker too, showing the bytes going up', async () => {
+  it('takes files from the picker too, from the keyboard, showing the bytes going up', async () => {
     await page.goto('/admin/knowledge');
     await page.getByRole('heading', { name: 'Upload files' }).waitFor();
     // A slow line, so that the upload is seen on its way.
@@ -117,9 +117,13 @@ describe.runIf(chromiumAvailable())('file upload on the Knowledge page in Chromi
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: SLOW_UPLOAD });
     const notes = `# Release notes\n\n${'The rotation of keys is documented in the guide. '.repeat(3_000)}\n`;
-    await upload()
-      .getByLabel(/Drop files here, or choose files to upload/)
-      .setInputFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from(notes) });
+    // From the keyboard: Tab from the folder field reaches the picker, Space opens it.
+    await upload().getByLabel('Folder (optional)').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('file');
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    expect(chooser.isMultiple()).toBe(true);
+    await chooser.setFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from(notes) });
     const bar = row('notes.md').getByRole('progressbar', { name: 'Uploading notes.md' });
     await bar.waitFor();
     const sent = await bar.evaluate((element: HTMLProgressElement) => [element.value, element.max]);
@@ -131,6 +135,16 @@ describe.runIf(chromiumAvailable())('file upload on the Knowledge page in Chromi
     await expect.poll(() => row('notes.md').getAttribute('data-phase'), { timeout: 30_000 }).toBe('done');
     expect(await row('notes.md').getByRole('status').textContent()).toBe('Stored in user_docs: open the document');
     await page.getByRole('button', { name: 'Release notes' }).waitFor();
+
+    // A file dropped beside the drop zone is uploaded as well, the console staying where it is.
+    const faq = await page.evaluateHandle(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['Keys are rotated every 90 days.\n'], 'faq.txt', { type: 'text/plain' }));
+      return data;
+    });
+    await page.locator('main h1').dispatchEvent('drop', { dataTransfer: faq });
+    await expect.poll(() => row('faq.txt').getAttribute('data-phase'), { timeout: 30_000 }).toBe('done');
+    expect(new URL(page.url()).pathname).toBe('/admin/knowledge');
     expect(problems).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { KbError, type IngestFileResult } from '@kb/sdk';
-import { useRef, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { describeError, type Namespace } from '../api.ts';
 import { NamespaceSelect, Section } from '../ui.tsx';
 import { TaskQueue, UPLOAD_ACCEPT, uploadFile } from '../upload.ts';
@@ -67,6 +67,28 @@ export function FileUpload({ onUploaded, onOpen }: { onUploaded(): void; onOpen(
       });
     }
   }
+
+  // Files dropped anywhere on the page are uploaded too, rather than opened by the browser in
+  // place of the console (and what was on their way lost).
+  const addLatest = useRef(add);
+  addLatest.current = add;
+  useEffect(() => {
+    const carriesFiles = (event: globalThis.DragEvent) => event.dataTransfer?.types.includes('Files') === true;
+    const over = (event: globalThis.DragEvent) => {
+      if (carriesFiles(event)) event.preventDefault();
+    };
+    const dropped = (event: globalThis.DragEvent) => {
+      if (!carriesFiles(event) || event.defaultPrevented) return;
+      event.preventDefault();
+      addLatest.current([...(event.dataTransfer?.files ?? [])]);
+    };
+    window.addEventListener('dragover', over);
+    window.addEventListener('drop', dropped);
+    return () => {
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('drop', dropped);
+    };
+  }, []);
 
   function drop(event: DragEvent) {
     event.preventDefault();
