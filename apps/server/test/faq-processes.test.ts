@@ -69,7 +69,7 @@ describe.runIf(available)('the FAQ across two server processes on PostgreSQL', (
       urls.push(`http://127.0.0.1:${port}`);
     }
     await Promise.all(urls.map((u) => waitFor(`${u}/readyz`)));
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await stopAll(servers);

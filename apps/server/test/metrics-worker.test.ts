@@ -46,7 +46,7 @@ describe.runIf(available)('metrics in services mode: the server and a `pnpm work
     children.push(worker);
     await waitFor(`${url}/readyz`);
     await waitFor(workerMetrics);
-  }, 90_000);
+  }, 300_000);
 
   afterAll(async () => {
     await stopAll(children);

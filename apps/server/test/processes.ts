@@ -18,9 +18,17 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function waitFor(url: string, ms = 30_000): Promise<void> {
+/**
+ * Waits until `url` answers 2xx. The default bound fits a server starting through tsx on a busy
+ * 2-core machine (several times its idle start-up); a process that is given and exits first fails
+ * the wait at once instead of running out the clock.
+ */
+export async function waitFor(url: string, ms = 120_000, process?: ChildProcess): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
+    if (process && (process.exitCode !== null || process.signalCode !== null)) {
+      throw new Error(`${url} did not come up: its process exited (${process.exitCode ?? process.signalCode})`);
+    }
     try {
       if ((await fetch(url)).ok) return;
     } catch {

@@ -21,7 +21,7 @@ describe.runIf(available)('services mode: PostgreSQL + Redis, two server process
       urls.push(`http://127.0.0.1:${port}`);
     }
     await Promise.all(urls.map((u) => waitFor(`${u}/readyz`)));
-  }, 90_000);
+  }, 300_000);
 
   afterAll(async () => {
     await stopAll(servers);

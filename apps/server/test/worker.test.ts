@@ -68,14 +68,14 @@ describe.runIf(available)('services mode: wiki imports run by `pnpm worker` proc
     url = `http://127.0.0.1:${port}`;
     startWorker();
     startWorker();
-    await waitFor(`${url}/readyz`);
-    const deadline = Date.now() + 30_000;
+    await waitFor(`${url}/readyz`, 120_000, server);
+    const deadline = Date.now() + 120_000;
     while (!workers.every((w) => w.output.includes('job worker running'))) {
       if (Date.now() > deadline) throw new Error(`workers did not start:\n${workers.map((w) => w.output).join('\n')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     store = await createDatabase({ kind: 'postgres', databaseUrl: database.url, poolSize: 2 });
-  }, 90_000);
+  }, 300_000);
 
   afterAll(async () => {
     await stopAll([server, ...workers.map((w) => w.process)].filter(Boolean));
@@ -100,37 +100,37 @@ describe.runIf(available)('services mode: wiki imports run by `pnpm worker` proc
     expect(res.status).toBe(202);
     const { jobId } = (await res.json()) as { jobId: string };
 
-    await expect.poll(async () => (await job(jobId))?.progress.done ?? 0, { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await job(jobId))?.progress.done ?? 0, { timeout: 90_000, interval: 50 }).toBeGreaterThan(0);
     const victim = workerRunning(jobId);
     expect(victim, 'a worker logged the job').toBeDefined();
     expect((await job(jobId)).status).toBe('running');
     victim!.process.kill('SIGKILL');
     await exited(victim!.process);
 
-    await expect.poll(async () => (await job(jobId))?.status, { timeout: 60_000, interval: 200 }).toBe('done');
+    await expect.poll(async () => (await job(jobId))?.status, { timeout: 120_000, interval: 200 }).toBe('done');
     const finished = await job(jobId);
     expect(finished.attempts).toBeGreaterThanOrEqual(2);
     expect(finished.progress).toMatchObject({ total: PAGES, failed: 0 });
     expect(finished.progress.done + finished.progress.skipped).toBe(PAGES);
     await expectImported('BIG');
-  }, 120_000);
+  }, 300_000);
 
   it('hands the running job back on SIGTERM; another worker finishes it', async () => {
     startWorker();
     const res = await api('/ingest/wiki', { spaceKey: 'MORE', namespace: 'wiki' });
     const { jobId } = (await res.json()) as { jobId: string };
-    await expect.poll(async () => (await job(jobId))?.progress.done ?? 0, { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await job(jobId))?.progress.done ?? 0, { timeout: 90_000, interval: 50 }).toBeGreaterThan(0);
     const stopping = workerRunning(jobId)!;
     stopping.process.kill('SIGTERM');
     expect(await exited(stopping.process)).toBe(0);
     expect(stopping.output).toContain('job handed back at shutdown');
 
-    await expect.poll(async () => (await job(jobId))?.status, { timeout: 60_000, interval: 200 }).toBe('done');
+    await expect.poll(async () => (await job(jobId))?.status, { timeout: 120_000, interval: 200 }).toBe('done');
     expect((await job(jobId)).attempts).toBe(2);
     await expectImported('MORE');
     const jobs = ((await (await api('/ingest/jobs')).json()) as { jobs: Array<{ status: string }> }).jobs;
     expect(jobs.some((j) => j.status === 'running' || j.status === 'pending')).toBe(false);
-  }, 120_000);
+  }, 300_000);
 
   it('refuses to start without Redis and PostgreSQL', async () => {
     const result = await runToEnd(['apps/server/src/worker-main.ts'], { LOG_LEVEL: 'info' });
