@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seedEmbeddedStore } from '@kb/db/testing';
 import { exited, freePort, repoRoot, waitFor } from './processes.ts';
 
 // Admin sessions end when KB_ADMIN_PASSWORD changes, and `kb admin sessions end-all` ends them
@@ -62,6 +63,7 @@ function kb(args: string[], password: string): Promise<{ code: number | null; ou
 
 describe('ending admin sessions', () => {
   it('refuses a session made under the old password once the server restarts with a new one, and end-all ends the rest', async () => {
+    await seedEmbeddedStore(dataDir);
     let server = await startServer('first-admin-password');
     const first = await login(server.url, 'first-admin-password');
     expect(first.status).toBe(200);

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedEmbeddedStore } from '@kb/db/testing';
 import { invalidObject, invalidParameter, validValue, type Hints, type JsonSchema } from './fuzz/schema-arbitraries.ts';
 import { freePort, repoRoot, run, stopAll, waitFor } from './processes.ts';
 
@@ -184,6 +185,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
 
   dataDir = await mkdtemp(join(tmpdir(), 'kb-fuzz-'));
+  await seedEmbeddedStore(dataDir);
   const port = await freePort();
   server = run(['apps/server/src/main.ts'], {
     PORT: String(port),

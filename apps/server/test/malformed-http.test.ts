@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEmptyPostgresDatabase, isPostgresAvailable, TEST_REDIS_URL } from '@kb/db/testing';
+import { createEmptyPostgresDatabase, isPostgresAvailable, seedEmbeddedStore, TEST_REDIS_URL } from '@kb/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropRedisKeys, freePort, run, stopAll, testQueuePrefix, waitFor } from './processes.ts';
 
@@ -168,6 +168,7 @@ describe.each(MODES)('malformed HTTP, $mode mode', ({ mode, run: runMode }) => {
     if (mode === 'embedded') {
       dataDir = await mkdtemp(join(tmpdir(), 'kb-malformed-'));
       env.KB_DATA_DIR = dataDir;
+      await seedEmbeddedStore(dataDir);
     } else {
       database = await createEmptyPostgresDatabase();
       prefix = testQueuePrefix();

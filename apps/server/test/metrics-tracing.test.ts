@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedEmbeddedStore } from '@kb/db/testing';
 import { startFakeClaude } from '../test-faults/fake-claude.ts';
 import { parseMetrics, sumOf, type Sample } from './metrics-scrape.ts';
 import { exited, freePort, repoRoot, waitFor } from './processes.ts';
@@ -50,6 +51,7 @@ describe('metrics with tracing on: the compiled server exporting spans over OTLP
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'kb-metrics-tracing-'));
+    await seedEmbeddedStore(dataDir);
     collector = await startCollector();
     claude = await startFakeClaude();
     const port = await freePort();

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { TEST_REDIS_URL } from '@kb/db/testing';
+import { entryArgs } from '@kb/vitest-config/entry';
 import { Redis } from 'ioredis';
 
 export const repoRoot = join(import.meta.dirname, '../../..');
@@ -40,11 +41,12 @@ export async function waitFor(url: string, ms = 120_000, process?: ChildProcess)
 }
 
 /**
- * A TypeScript entry point of the repository in a child process, with only `env` (and PATH). Its
+ * A TypeScript entry point of the repository in a child process (compiled when the build is
+ * current), with only `env` (and PATH). Its
  * output is always drained: a child whose pipe fills up blocks on its next log line.
  */
 export function run(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...entryArgs(repoRoot, args[0]!), ...args.slice(1)], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

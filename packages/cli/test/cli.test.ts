@@ -128,5 +128,6 @@ describe('kb migrate', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+    // Three store openings, the first of them an initdb: minutes on a busy 2-core machine.
+  }, 240_000);
 });

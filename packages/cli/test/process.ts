@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { entryArgs } from '@kb/vitest-config/entry';
 
 /** The repository root: scripts run from there, as `pnpm kb` and `pnpm start` do. */
 export const ROOT = join(import.meta.dirname, '../../..');
@@ -12,11 +13,11 @@ export interface Finished {
 }
 
 /**
- * Starts a TypeScript entry point of the repository with only PATH and the given environment. Its
- * output is always drained: a child whose pipe fills up blocks on its next log line.
+ * Starts a TypeScript entry point of the repository (compiled when the build is current) with only
+ * PATH and the given environment. Its output is always drained: a child whose pipe fills up blocks on its next log line.
  */
 export function start(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [...entryArgs(ROOT, script), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,1 @@
+export function entryArgs(root: string, script: string): string[];
