@@ -103,7 +103,8 @@ export function createServices(deps: {
     jobsRepository,
     {
       wiki: createWikiImportHandler({ settings: config.wiki, ingestion }),
-      'source-sync': createSourceSyncHandler({ sources: sourcesRepository, ingestion, fetch: fetchLimits, limits: config.sources }),
+      // A site's linked files (PDFs) have the limit of uploaded files.
+      'source-sync': createSourceSyncHandler({ sources: sourcesRepository, ingestion, fetch: { ...fetchLimits, maxBinaryBytes: config.limits.maxFileBytes }, limits: config.sources }),
     },
     logger,
     {
