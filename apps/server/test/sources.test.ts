@@ -176,6 +176,11 @@ describe('sources over HTTP, embedded job runner', () => {
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ id, lastSync: { status: 'done', pages: { unchanged: 5, updated: 0 } } });
 
+    // A Confluence space is sent as one (this server has no WIKI_* account, and says so).
+    const space = await runToEnd(['packages/cli/src/main.ts', 'sources', 'add', '--confluence', 'ENG', '--every', '60', '--api-url', service.url, '--api-key', adminKey], env);
+    expect(space.code).toBe(1);
+    expect(space.stderr).toContain('HTTP 503: Confluence sources are not configured on this server: set WIKI_BASE_URL, WIKI_EMAIL, WIKI_API_TOKEN');
+
     const noKey = await runToEnd(['packages/cli/src/main.ts', 'sources', 'list', '--api-url', service.url], env);
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain('--api-key is required');
