@@ -335,7 +335,7 @@ async function readPage(
   // Without a type, the body decides, and it may be a file: the larger of the two caps applies until it is known.
   const isFile = contentType !== null && binary(contentType.mediaType);
   const maxBytes =
-    contentType === null ? Math.max(options.maxBytes, options.maxBinaryBytes ?? 0) : isFile ? (options.maxBinaryBytes ?? options.maxBytes) : options.maxBytes;
+    contentType === null && binary('application/octet-stream') ? Math.max(options.maxBytes, options.maxBinaryBytes ?? 0) : isFile ? (options.maxBinaryBytes ?? options.maxBytes) : options.maxBytes;
   const tooLarge = { limit: maxBytes, ...(isFile ? { subject: 'file' } : {}) };
   const length = response.headers['content-length'];
   if (length !== undefined && Number(length) > maxBytes) {
