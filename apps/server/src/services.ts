@@ -103,7 +103,8 @@ export function createServices(deps: {
     jobsRepository,
     {
       wiki: createWikiImportHandler({ settings: config.wiki, ingestion }),
-      'source-sync': createSourceSyncHandler({ sources: sourcesRepository, ingestion, fetch: fetchLimits, limits: config.sources }),
+      // A site's linked files (PDFs) have the limit of uploaded files.
+      'source-sync': createSourceSyncHandler({ sources: sourcesRepository, ingestion, fetch: { ...fetchLimits, maxBinaryBytes: config.limits.maxFileBytes }, limits: config.sources, wiki: config.wiki }),
     },
     logger,
     {
@@ -132,7 +133,7 @@ export function createServices(deps: {
   const queue: JobQueue = config.redis
     ? new BullJobQueue({ redisUrl: config.redis.url, prefix: config.jobs.queuePrefix })
     : new InProcessJobQueue(runner, jobsRepository, logger);
-  const sources = new SourcesService(sourcesRepository, jobsRepository, queue, ingestion, logger);
+  const sources = new SourcesService(sourcesRepository, jobsRepository, queue, ingestion, logger, config.wiki);
   // Schedules: BullMQ job schedulers in services mode; the store, checked by a timer here, in embedded mode.
   const storeScheduler = queue instanceof InProcessJobQueue ? new StoreSourceScheduler(sources, logger, config.sources.scheduleCheckMs) : null;
   sources.useScheduler(queue instanceof BullJobQueue ? new BullSourceScheduler(queue) : storeScheduler!);

@@ -1,5 +1,5 @@
 import { loadConfig } from '@kb/config';
-import { createLogger, SOURCE_SCHEDULE_ENTRY, sourceSchedulerId, type BullJobQueue } from '@kb/core';
+import { BullSourceScheduler, createLogger, SOURCE_SCHEDULE_ENTRY, sourceSchedulerId, type BullJobQueue } from '@kb/core';
 import { htmlPage, sitemapXml, startFakeSite, type FakeSite } from '@kb/core/testing';
 import { isPostgresAvailable, TEST_REDIS_URL } from '@kb/db/testing';
 import { sql } from 'kysely';
@@ -46,7 +46,7 @@ describe('sources over HTTP, embedded job runner', () => {
   beforeAll(async () => {
     site = await startFakeSite();
     serveDocs(site, 5);
-    service = await startTestService('pglite', { env: { KB_ALLOW_PRIVATE_URLS: 'true', KB_SOURCE_MIN_INTERVAL_MS: '0' } });
+    service = await startTestService('pglite', { env: { KB_ALLOW_PRIVATE_URLS: 'true', KB_SOURCE_MIN_INTERVAL_MS: '0', KB_SOURCE_SCHEDULE_CHECK_SECONDS: '1' } });
     adminKey = (await service.createKey({ admin: true })).key;
     key = (await service.createKey()).key;
   });
@@ -100,15 +100,42 @@ describe('sources over HTTP, embedded job runner', () => {
       [{ kind: 'website', name: 'x', namespace: 'nowhere', settings: { startUrl: 'https://x.example/' } }, /namespace/],
       [{ kind: 'website', name: 'x', namespace: 'user_docs', settings: { startUrl: 'https://x.example/' }, scheduleMinutes: 1 }, /scheduleMinutes/],
       [{ kind: 'website', name: 'x', namespace: 'user_docs', settings: { startUrl: 'https://x.example/', unknown: 1 } }, /unknown/],
+      [{ kind: 'confluence', name: 'x', namespace: 'wiki', settings: { spaceKey: 'ENG', apiToken: 'secret' } }, /apiToken/],
+      [{ kind: 'confluence', name: 'x', namespace: 'wiki', settings: { startUrl: 'https://x.example/' } }, /settings\.spaceKey/],
     ];
     for (const [body, message] of cases) {
       const res = await service.api('/api/v1/sources', { method: 'POST', key: adminKey, json: body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(JSON.stringify(await json(res))).toMatch(message);
     }
+    // A Confluence space needs the server's account (WIKI_*), which this server does not have.
+    const confluence = await service.api('/api/v1/sources', { method: 'POST', key: adminKey, json: { kind: 'confluence', name: 'x', namespace: 'wiki', settings: { spaceKey: 'ENG' } } });
+    expect(confluence.status).toBe(503);
+    expect((await json(confluence)).message).toBe('Confluence sources are not configured on this server: set WIKI_BASE_URL, WIKI_EMAIL, WIKI_API_TOKEN');
     expect((await service.api('/api/v1/sources/not-an-id', { key: adminKey })).status).toBe(404);
     expect((await service.api(`/api/v1/sources/${SOURCE_ID}/sync`, { method: 'POST', key: adminKey })).status).toBe(404);
     expect((await service.api(`/api/v1/sources/${SOURCE_ID}/failures`, { key: adminKey })).status).toBe(404);
+  });
+
+  it('syncs a source on its schedule by itself: the server checks due schedules', async () => {
+    const created = await json(
+      await service.api('/api/v1/sources', {
+        method: 'POST',
+        key: adminKey,
+        json: { kind: 'website', name: 'Scheduled', namespace: 'tech_docs', settings: { sitemapUrl: `${site.url}/sitemap.xml`, maxDepth: 0 }, scheduleMinutes: 5, sync: false },
+      }),
+    );
+    expect(created).toMatchObject({ status: 'idle', lastSync: null, nextSyncAt: expect.any(String) });
+    // Five minutes pass: the stored next sync time is now in the past. Nobody asks for a sync.
+    await sql`update sources set next_sync_at = now() - interval '1 second' where id = ${created.id}`.execute(service.services.database.db);
+    const synced = await waitForSync(service, adminKey, created.id);
+    expect(synced.lastSync).toMatchObject({ status: 'done', pages: { discovered: 5, failed: 0 } });
+    const jobs = (await json(await service.api('/api/v1/ingest/jobs', { key: adminKey }))).jobs as Array<{ type: string; payload: { sourceId?: string; trigger?: string } }>;
+    expect(jobs.filter((j) => j.type === 'source-sync' && j.payload.sourceId === created.id).map((j) => j.payload.trigger)).toEqual(['schedule']);
+    // The next one is due in five minutes again, not at once.
+    const after = await json(await service.api(`/api/v1/sources/${created.id}`, { key: adminKey }));
+    expect(Date.parse(after.nextSyncAt) - Date.now()).toBeGreaterThan(60_000);
+    await service.api(`/api/v1/sources/${created.id}?documents=true`, { method: 'DELETE', key: adminKey });
   });
 
   it('lists the failures of the last sync, and a site that cannot be reached says so', async () => {
@@ -148,6 +175,11 @@ describe('sources over HTTP, embedded job runner', () => {
     const sync = await runToEnd(['packages/cli/src/main.ts', 'sources', 'sync', id, '--json', '--api-url', service.url, '--api-key', adminKey], env);
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)).toMatchObject({ id, lastSync: { status: 'done', pages: { unchanged: 5, updated: 0 } } });
+
+    // A Confluence space is sent as one (this server has no WIKI_* account, and says so).
+    const space = await runToEnd(['packages/cli/src/main.ts', 'sources', 'add', '--confluence', 'ENG', '--every', '60', '--api-url', service.url, '--api-key', adminKey], env);
+    expect(space.code).toBe(1);
+    expect(space.stderr).toContain('HTTP 503: Confluence sources are not configured on this server: set WIKI_BASE_URL, WIKI_EMAIL, WIKI_API_TOKEN');
 
     const noKey = await runToEnd(['packages/cli/src/main.ts', 'sources', 'list', '--api-url', service.url], env);
     expect(noKey.code).toBe(1);
@@ -238,5 +270,36 @@ describe.runIf(available)('sources in services mode: PostgreSQL, Redis and worke
 
     const docs = await json(await service.api(`/api/v1/documents?sourceId=${created.id}`, { key: adminKey }));
     expect(docs.total).toBe(6);
+  }, 300_000);
+  it('ticks a schedule by itself in Redis: each tick is one sync, taken by one of the two workers', async () => {
+    const created = await json(
+      await service.api('/api/v1/sources', {
+        method: 'POST',
+        key: adminKey,
+        json: { kind: 'website', name: 'Ticking', namespace: 'tech_docs', settings: { sitemapUrl: `${site.url}/sitemap.xml`, maxDepth: 0 }, scheduleMinutes: 5, sync: false },
+      }),
+    );
+    const producer = service.services.jobs.queue as BullJobQueue;
+    const db = service.services.database.db;
+    const syncs = async () =>
+      (
+        await sql<{ status: string; trigger: string }>`select status, payload->>'trigger' as trigger from ingestion_jobs where type = 'source-sync' and payload->>'sourceId' = ${created.id}`.execute(db)
+      ).rows;
+    // The source's own scheduler, with a minute of 400 ms: its five minutes tick every 2 s. Nobody asks for a sync.
+    await new BullSourceScheduler(producer, 400).set(created.id, 5);
+    await expect
+      .poll(async () => (await syncs()).filter((j) => j.status === 'done').length, { timeout: 180_000, interval: 250 })
+      .toBeGreaterThanOrEqual(2);
+    await new BullSourceScheduler(producer).set(created.id, null);
+    await waitForSync(service, adminKey, created.id);
+
+    const ticks = (await producer.queue.getJobs(['completed', 'failed', 'active', 'wait', 'delayed'])).filter((j) => j.name === SOURCE_SCHEDULE_ENTRY && j.data.sourceId === created.id);
+    const handled = ticks.filter((tick) => tick.finishedOn !== undefined);
+    // Every tick ran once (never again after a stall or on the other worker), and each made at most one sync.
+    expect(handled.every((tick) => tick.attemptsMade <= 1 && tick.failedReason === undefined)).toBe(true);
+    const all = await syncs();
+    expect(all.every((j) => j.trigger === 'schedule')).toBe(true);
+    expect(all.length).toBeLessThanOrEqual(handled.length);
+    expect(all.filter((j) => j.status === 'done').length).toBeGreaterThanOrEqual(2);
   }, 300_000);
 });

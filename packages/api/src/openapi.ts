@@ -4,6 +4,7 @@ import { ERROR_SCHEMA, ERROR_SCHEMA_NAME, operationResponses, operationSecurity,
 import { appRouter } from './root.ts';
 import { addChatPath } from './routers/chat/openapi.ts';
 import { addFilePath } from './routers/ingest/file-openapi.ts';
+import { describeSourceSettings } from './routers/sources/openapi-settings.ts';
 import type { Meta } from './trpc.ts';
 
 export const API_BASE_PATH = '/api/v1';
@@ -122,6 +123,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
   });
   addChatPath(document as Parameters<typeof addChatPath>[0]);
   addFilePath(document as Parameters<typeof addFilePath>[0]);
+  describeSourceSettings(document as Parameters<typeof describeSourceSettings>[0]);
   const paths = (document.paths ?? {}) as Record<string, Record<string, Operation & Json>>;
   const rawSpec = paths['/ingest/openapi']?.post;
   if (rawSpec) describeRawSpecBody(rawSpec);

@@ -21,7 +21,7 @@ Commands:
   kb admin sessions end-all                                          end every admin session (console logins)
   kb ingest-folder <dir> [--dry-run] [--prune] [--base-url URL] [--limit=N] [--api-url URL --api-key KEY]
                                                                      ingest every Markdown file under a directory
-  kb sources add <url> | list | sync <id> --api-key ADMIN_KEY     keep a docs website in sync (see kb sources --help)
+  kb sources add <url> | list | sync <id> --api-key ADMIN_KEY     keep a docs website or Confluence space in sync (see kb sources --help)
   kb reindex [--force]                                               re-embed every chunk with the configured embedder
   kb eval <beir-dir> [--split=test]                                  retrieval quality: semantic, hybrid and BM25
   kb migrate                                                         bring the database schema and vector index up to date

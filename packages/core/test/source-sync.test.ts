@@ -1,6 +1,8 @@
+import { stopWorkerPool } from '@kb/content';
+import { pdfKitPdf, pdfLibPdf, scannedPdf } from '@kb/content/testing';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DocumentsService } from '../src/documents/documents.service.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import type { Embedder, EmbeddingInputType } from '../src/embeddings/types.ts';
@@ -17,6 +19,7 @@ import { htmlPage, sitemapXml, startFakeSite, type FakeSite } from './fakes/fake
 
 const kinds = await testStoreKinds();
 const logger = createLogger({ level: 'silent' });
+afterAll(() => stopWorkerPool());
 
 class CountingEmbedder implements Embedder {
   readonly inner = new LocalEmbedder();
@@ -68,6 +71,7 @@ describe.each(kinds)('website sources on %s', (kind) => {
   let clock: ReturnType<typeof fakeClock>;
   let limits: CrawlLimits;
   let maxBytes: number;
+  let maxBinaryBytes: number;
 
   beforeEach(async () => {
     site = await startFakeSite();
@@ -79,11 +83,12 @@ describe.each(kinds)('website sources on %s', (kind) => {
     clock = fakeClock();
     limits = { hostConcurrency: 2, minIntervalMs: 0, maxSyncMs: 60_000 };
     maxBytes = 10 * 1024 * 1024;
+    maxBinaryBytes = 25 * 1024 * 1024;
     const handler = createSourceSyncHandler({
       sources: repo,
       ingestion,
       get fetch() {
-        return { allowPrivate: true, maxBytes, timeoutMs: 10_000, maxRedirects: 3 };
+        return { allowPrivate: true, maxBytes, maxBinaryBytes, timeoutMs: 10_000, maxRedirects: 3 };
       },
       get limits() {
         return limits;
@@ -359,6 +364,73 @@ describe.each(kinds)('website sources on %s', (kind) => {
     await expect(service.create({ kind: 'website', name: 'x', namespace: 'user_docs', settings: { startUrl: 'ftp://x/' } })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/settings\.startUrl: must be an absolute http or https URL/) });
     await expect(service.create({ kind: 'ftp', name: 'x', namespace: 'user_docs', settings: {} })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     await expect(service.get('nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('brings in PDFs linked from pages and listed in the sitemap, page by page, and a PDF that cannot be read is a listed failure', { timeout: 120_000 }, async () => {
+    const guide = await pdfLibPdf(3, { title: 'Key rotation guide' });
+    const whole = await pdfLibPdf(2);
+    site.routes.set('/docs/', {
+      body: htmlPage(
+        'Start',
+        '<p>The manuals of the service, as PDFs.</p>' +
+          ['guide.pdf', 'download.pdf', 'locked.pdf', 'scan.pdf', 'broken.pdf', 'fake.pdf', 'big.pdf', 'mislabelled'].map((f) => `<a href="/docs/${f}">${f}</a>`).join(' '),
+      ),
+    });
+    site.routes.set('/', { location: '/docs/' });
+    site.routes.set('/docs/guide.pdf', { body: guide, contentType: 'application/pdf' });
+    // A download a server sends without its type, and one without any type, listed only in the sitemap.
+    site.routes.set('/docs/download.pdf', { body: await pdfKitPdf(2), contentType: 'application/octet-stream' });
+    site.routes.set('/files/manual.pdf', { body: whole, contentType: null });
+    site.routes.set('/sitemap.xml', { body: sitemapXml([{ loc: `${site.url}/docs/` }, { loc: `${site.url}/files/manual.pdf` }]), contentType: 'application/xml' });
+    site.routes.set('/docs/locked.pdf', { body: await pdfKitPdf(1, { userPassword: 'secret' }), contentType: 'application/pdf' });
+    site.routes.set('/docs/scan.pdf', { body: await scannedPdf(), contentType: 'application/pdf' });
+    site.routes.set('/docs/broken.pdf', { body: whole.subarray(0, Math.floor(whole.length / 3)), contentType: 'application/pdf' });
+    // The declared type is not trusted: HTML called a PDF, and a PDF called HTML.
+    site.routes.set('/docs/fake.pdf', { body: htmlPage('Fake', '<p>Not a PDF at all.</p>'), contentType: 'application/pdf' });
+    site.routes.set('/docs/mislabelled', { body: guide, contentType: 'text/html' });
+    maxBinaryBytes = 64 * 1024;
+    site.routes.set('/docs/big.pdf', { body: new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(128 * 1024, 0x20)])), contentType: 'application/pdf' });
+
+    const { id } = await service.create({ kind: 'website', name: 'Manuals', namespace: 'user_docs', settings: { startUrl: `${site.url}/docs/`, sitemapUrl: `${site.url}/sitemap.xml` } });
+    const first = await sync(id);
+    expect(first.job.status).toBe('done');
+    expect(first.source.lastSync).toMatchObject({ status: 'partial', pages: { updated: 4, failed: 6 } });
+    const docs = await documentsOf(id);
+    expect(docs.map((d) => d.url!.slice(site.url.length)).sort()).toEqual(['/docs/', '/docs/download.pdf', '/docs/guide.pdf', '/files/manual.pdf']);
+    const guideDoc = docs.find((d) => d.url === `${site.url}/docs/guide.pdf`)!;
+    expect(guideDoc.title).toBe('Key rotation guide');
+    expect(guideDoc.metadata).toMatchObject({ format: 'pdf', pages: 3, url: `${site.url}/docs/guide.pdf` });
+    // Each chunk keeps its page, so a citation points at url#page=N.
+    const chunks = await sql<{ page: number | null; content: string }>`select page, content from chunks where document_id = ${guideDoc.id} order by page`.execute(testDb.database.db);
+    expect(new Set(chunks.rows.map((c) => c.page))).toEqual(new Set([1, 2, 3]));
+    expect(chunks.rows.find((c) => c.page === 2)!.content).toContain('Page 2 line 3: rotate the key');
+    expect(chunks.rows.some((c) => c.content.includes('kb:page'))).toBe(false);
+
+    const reasons = Object.fromEntries((await service.failures(id, {})).failures.map((f) => [f.url.slice(site.url.length), f.reason]));
+    expect(reasons).toEqual({
+      '/docs/locked.pdf': expect.stringMatching(/^The file could not be read: The PDF is encrypted/),
+      '/docs/scan.pdf': expect.stringMatching(/^The file could not be read: The PDF has no text layer.*OCR is not supported/),
+      '/docs/broken.pdf': expect.stringMatching(/^The file could not be read: The PDF could not be read/),
+      '/docs/fake.pdf': expect.stringMatching(/^The file could not be read: The content is .*not a PDF as declared/),
+      '/docs/mislabelled': 'The content is a PDF, not text/html as declared',
+      '/docs/big.pdf': 'too large: the file is larger than the limit of 65536 bytes (KB_MAX_FILE_BYTES)',
+    });
+
+    // Unchanged: the PDFs are answered 304 and nothing is converted or embedded again.
+    const calls = embedder.calls;
+    const notModified = site.notModified;
+    const second = await sync(id);
+    expect(second.source.lastSync?.pages).toMatchObject({ updated: 0, failed: 6 });
+    expect(embedder.calls).toBe(calls);
+    expect(site.notModified - notModified).toBeGreaterThanOrEqual(4);
+
+    // A changed PDF is converted and embedded again, alone; one gone from the site is removed.
+    site.routes.set('/docs/guide.pdf', { body: await pdfLibPdf(4, { title: 'Key rotation guide' }), contentType: 'application/pdf' });
+    site.routes.delete('/files/manual.pdf');
+    const third = await sync(id);
+    expect(third.source.lastSync?.pages).toMatchObject({ updated: 1, removed: 1 });
+    expect(embedder.calls).toBe(calls + 1);
+    expect((await documentsOf(id)).find((d) => d.url === `${site.url}/docs/guide.pdf`)!.metadata).toMatchObject({ pages: 4 });
   });
 
   it('deletes a source with or without its documents', async () => {

@@ -74,6 +74,7 @@ export type Faq = Schemas['Faq'];
 export type Source = Schemas['Source'];
 export type SourceFailure = Schemas['SourceFailure'];
 export type WebsiteSourceSettings = Schemas['WebsiteSourceSettings'];
+export type ConfluenceSourceSettings = Schemas['ConfluenceSourceSettings'];
 export type CreateSourceInput = RequestBody<operations['sources-create']>;
 export type UpdateSourceInput = RequestBody<operations['sources-update']>;
 export type SourcesQuery = Query<operations['sources-list']>;

@@ -17,6 +17,8 @@ export function SourcesPage() {
 }
 
 function AddSiteForm({ onAdded }: { onAdded(): void }) {
+  const [kind, setKind] = useState<'website' | 'confluence'>('website');
+  const [spaceKey, setSpaceKey] = useState('');
   const [url, setUrl] = useState('');
   const [sitemap, setSitemap] = useState('');
   const [namespace, setNamespace] = useState<Namespace>('user_docs');
@@ -33,30 +35,55 @@ function AddSiteForm({ onAdded }: { onAdded(): void }) {
       ...(start ? (isSitemap ? { sitemapUrl: start } : { startUrl: start }) : {}),
       ...(sitemap.trim() ? { sitemapUrl: sitemap.trim() } : {}),
     };
+    const scheduleMinutes = every === '' ? null : Number(every);
+    const key = spaceKey.trim();
     const created = await action.run(() =>
-      kb.sources.create({ kind: 'website', name: start ? new URL(start).host : 'website', namespace, settings, scheduleMinutes: every === '' ? null : Number(every) }),
+      kind === 'confluence'
+        ? kb.sources.create({ kind, name: `Confluence ${key}`, namespace, settings: { spaceKey: key }, scheduleMinutes })
+        : kb.sources.create({ kind, name: start ? new URL(start).host : 'website', namespace, settings, scheduleMinutes }),
     );
     if (created) {
       setResult(`Added ${created.name}: its first sync is queued; its progress is in the list below.`);
       setUrl('');
       setSitemap('');
+      setSpaceKey('');
       onAdded();
     }
   }
 
   return (
     <Section title="Add a docs site">
-      <p className="muted small">Pages are found from the sitemap and by following links within the site; robots.txt is honoured.</p>
+      <p className="muted small">
+        {kind === 'website'
+          ? 'Pages (and the PDFs they link to) are found from the sitemap and by following links within the site; robots.txt is honoured.'
+          : "Every page of the space, read with the server's Confluence account (WIKI_BASE_URL, WIKI_EMAIL, WIKI_API_TOKEN)."}
+      </p>
       <form className="stack" onSubmit={(event) => void submit(event)}>
         <div className="row-form">
-          <label className="grow">
-            Site address
-            <input name="url" type="url" required value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://docs.example.com/" />
+          <label>
+            Kind
+            <select name="kind" value={kind} onChange={(event) => setKind(event.target.value as 'website' | 'confluence')}>
+              <option value="website">Website</option>
+              <option value="confluence">Confluence space</option>
+            </select>
           </label>
-          <label className="grow">
-            Sitemap (optional)
-            <input name="sitemap" type="url" value={sitemap} onChange={(event) => setSitemap(event.target.value)} placeholder="https://docs.example.com/sitemap.xml" />
-          </label>
+          {kind === 'website' ? (
+            <>
+              <label className="grow">
+                Site address
+                <input name="url" type="url" required value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://docs.example.com/" />
+              </label>
+              <label className="grow">
+                Sitemap (optional)
+                <input name="sitemap" type="url" value={sitemap} onChange={(event) => setSitemap(event.target.value)} placeholder="https://docs.example.com/sitemap.xml" />
+              </label>
+            </>
+          ) : (
+            <label className="grow">
+              Space key
+              <input name="spaceKey" required value={spaceKey} onChange={(event) => setSpaceKey(event.target.value)} placeholder="ENG" />
+            </label>
+          )}
         </div>
         <div className="row-form">
           <NamespaceSelect value={namespace} onChange={setNamespace} />
@@ -71,7 +98,7 @@ function AddSiteForm({ onAdded }: { onAdded(): void }) {
             </select>
           </label>
           <button type="submit" className="primary" disabled={action.busy}>
-            {action.busy ? 'Adding…' : 'Add site'}
+            {action.busy ? 'Adding…' : kind === 'website' ? 'Add site' : 'Add space'}
           </button>
         </div>
       </form>
@@ -133,7 +160,7 @@ function SourceRow({ source, onChanged }: { source: Source; onChanged(): void })
   const [showFailures, setShowFailures] = useState(false);
   const sync = source.lastSync;
   const state = source.status === 'idle' ? (sync ? sync.status : 'idle') : source.status;
-  const site = String(source.settings['startUrl'] ?? source.settings['sitemapUrl'] ?? '');
+  const site = source.kind === 'confluence' ? `Confluence space ${String(source.settings['spaceKey'] ?? '')}` : String(source.settings['startUrl'] ?? source.settings['sitemapUrl'] ?? '');
   return (
     <tr data-source-id={source.id}>
       <td>

@@ -6,11 +6,13 @@ import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
 import { CliError } from '../store.ts';
 
-export const SOURCES_USAGE = `kb sources: websites the server keeps in sync
+export const SOURCES_USAGE = `kb sources: websites and Confluence spaces the server keeps in sync
 
   kb sources add <url> [--sitemap URL] [--namespace NS] [--name NAME] [--every MINUTES]
                  [--prefix PATH] [--include PATTERN]... [--exclude PATTERN]... [--max-pages N] [--depth N]
                  [--no-wait] [--json]                  add a docs site and sync it (a progress bar until it ends)
+  kb sources add --confluence SPACE_KEY [--namespace NS] [--name NAME] [--every MINUTES] [--no-wait] [--json]
+                                                       add a Confluence space (read with the server's WIKI_* account)
   kb sources list [--json]                             list sources with their last sync
   kb sources sync <id> [--no-wait] [--json]            sync a source now
 
@@ -113,6 +115,7 @@ export async function sourcesCommand(args: string[], config: Config, io: Io): Pr
       'api-url': { type: 'string' },
       'api-key': { type: 'string' },
       sitemap: { type: 'string' },
+      confluence: { type: 'string' },
       namespace: { type: 'string' },
       name: { type: 'string' },
       every: { type: 'string' },
@@ -137,26 +140,28 @@ export async function sourcesCommand(args: string[], config: Config, io: Io): Pr
   switch (action) {
     case 'add': {
       const [url] = positionals;
-      if (!url) throw new CliError(`kb sources add needs the site's URL\n\n${SOURCES_USAGE}`);
-      const isSitemap = /\.xml(\.gz)?$/i.test(new URL(url, 'http://x').pathname);
-      const settings = {
-        ...(isSitemap ? { sitemapUrl: url } : { startUrl: url }),
-        ...(values.sitemap ? { sitemapUrl: values.sitemap } : {}),
-        ...(values.prefix ? { pathPrefix: values.prefix } : {}),
-        ...(values.include ? { include: values.include } : {}),
-        ...(values.exclude ? { exclude: values.exclude } : {}),
-        ...(values['max-pages'] ? { maxPages: integer('max-pages', values['max-pages']) } : {}),
-        ...(values.depth ? { maxDepth: integer('depth', values.depth) } : {}),
-      };
+      const spaceKey = values.confluence;
+      if (spaceKey !== undefined && url !== undefined) throw new CliError('kb sources add takes a site URL or --confluence SPACE_KEY, not both');
+      if (!url && spaceKey === undefined) throw new CliError(`kb sources add needs the site's URL (or --confluence SPACE_KEY)\n\n${SOURCES_USAGE}`);
+      let source: { kind: string; name: string; namespace: string; settings: Record<string, unknown> };
+      if (spaceKey !== undefined) {
+        source = { kind: 'confluence', name: values.name ?? `Confluence ${spaceKey}`, namespace: values.namespace ?? 'wiki', settings: { spaceKey } };
+      } else {
+        const isSitemap = /\.xml(\.gz)?$/i.test(new URL(url!, 'http://x').pathname);
+        const settings = {
+          ...(isSitemap ? { sitemapUrl: url } : { startUrl: url }),
+          ...(values.sitemap ? { sitemapUrl: values.sitemap } : {}),
+          ...(values.prefix ? { pathPrefix: values.prefix } : {}),
+          ...(values.include ? { include: values.include } : {}),
+          ...(values.exclude ? { exclude: values.exclude } : {}),
+          ...(values['max-pages'] ? { maxPages: integer('max-pages', values['max-pages']) } : {}),
+          ...(values.depth ? { maxDepth: integer('depth', values.depth) } : {}),
+        };
+        source = { kind: 'website', name: values.name ?? new URL(url!).host, namespace: values.namespace ?? 'user_docs', settings };
+      }
       const created = (await call(apiUrl, apiKey, '/api/v1/sources', {
         method: 'POST',
-        json: {
-          kind: 'website',
-          name: values.name ?? new URL(url).host,
-          namespace: values.namespace ?? 'user_docs',
-          settings,
-          ...(values.every !== undefined ? { scheduleMinutes: integer('every', values.every) } : {}),
-        },
+        json: { ...source, ...(values.every !== undefined ? { scheduleMinutes: integer('every', values.every) } : {}) },
       })) as SourceBody;
       if (!values.json) io.out(`Added ${created.id} (${created.name})\n`);
       const final = values['no-wait'] ? created : await follow(apiUrl, apiKey, created.id, null, values.json ? { ...io, tty: false, out: () => undefined } : io);

@@ -74,19 +74,23 @@ export class FetchFailedError extends Error {
   readonly status?: number;
   /**
    * What failed, fit to show the caller: the host name ('dns'), the media type ('content-type';
-   * absent when the header is malformed or missing), the content coding ('encoding').
+   * absent when the header is malformed or missing), the content coding ('encoding'); 'file'
+   * for a 'too-large' binary body (whose limit is KB_MAX_FILE_BYTES).
    */
   readonly subject?: string;
+  /** 'too-large': the limit that was exceeded, when it is not the fetch's maxBytes. */
+  readonly limit?: number;
 
   constructor(
     readonly reason: FetchFailedReason,
     message: string,
-    options: { cause?: unknown; status?: number; subject?: string } = {},
+    options: { cause?: unknown; status?: number; subject?: string; limit?: number } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'FetchFailedError';
     if (options.status !== undefined) this.status = options.status;
     if (options.subject !== undefined) this.subject = options.subject;
+    if (options.limit !== undefined) this.limit = options.limit;
   }
 }
 
@@ -172,7 +176,9 @@ export function describeFetchFailure(error: FetchRefusedError | FetchFailedError
     case 'timeout':
       return `timeout: the page did not arrive within ${limits.timeoutMs / 1000} s`;
     case 'too-large':
-      return `too large: the page is larger than the limit of ${bytes(limits.maxBytes)}`;
+      return error.subject === 'file'
+        ? `too large: the file is larger than the limit of ${bytes(error.limit ?? limits.maxBytes)} (KB_MAX_FILE_BYTES)`
+        : `too large: the page is larger than the limit of ${bytes(error.limit ?? limits.maxBytes)}`;
     case 'content-type':
       return error.subject === undefined
         ? `unsupported content: the page has no usable Content-Type and is not text (accepted: ${limits.accept.join(', ')})`

@@ -32,6 +32,14 @@ export interface GuardedFetchOptions {
   maxRedirects: number;
   /** Media types accepted, compared without parameters, e.g. ['text/html', 'text/plain']. */
   accept: readonly string[];
+  /**
+   * Accepted media types whose body is a file, returned as bytes (`bytes`, with an empty `body`)
+   * rather than decoded, e.g. ['application/pdf']. A body without a Content-Type that is not text
+   * is taken as application/octet-stream when that is one of them.
+   */
+  binaryTypes?: readonly string[];
+  /** Cap on a binary body (default maxBytes): files have a limit of their own (KB_MAX_FILE_BYTES). */
+  maxBinaryBytes?: number;
   userAgent?: string;
   /**
    * Validators from an earlier fetch of the same URL: sent as If-None-Match / If-Modified-Since,
@@ -51,8 +59,10 @@ export interface FetchedPage {
   contentType: string;
   /** The encoding the body was decoded with (WHATWG name: utf-8, windows-1252, ...). */
   charset?: string;
-  /** The decoded text. */
+  /** The decoded text (empty for a binary type). */
   body: string;
+  /** The body as received, for a type in `binaryTypes`. */
+  bytes?: Uint8Array;
   /** The server answered 304 to a conditional request: the body is empty, the page unchanged. */
   notModified?: boolean;
   /** The response's validators, for a later conditional request. */
@@ -321,21 +331,37 @@ async function readPage(
   if (!contentType && header !== undefined && header.trim() !== '') {
     throw new FetchFailedError('content-type', 'Malformed Content-Type header');
   }
+  const binary = (type: string) => options.binaryTypes?.some((t) => t.toLowerCase() === type) ?? false;
+  // Without a type, the body decides, and it may be a file: the larger of the two caps applies until it is known.
+  const isFile = contentType !== null && binary(contentType.mediaType);
+  const maxBytes =
+    contentType === null && binary('application/octet-stream') ? Math.max(options.maxBytes, options.maxBinaryBytes ?? 0) : isFile ? (options.maxBinaryBytes ?? options.maxBytes) : options.maxBytes;
+  const tooLarge = { limit: maxBytes, ...(isFile ? { subject: 'file' } : {}) };
   const length = response.headers['content-length'];
-  if (length !== undefined && Number(length) > options.maxBytes) {
-    throw new FetchFailedError('too-large', `Content-Length ${Number(length)} exceeds ${options.maxBytes} bytes`);
+  if (length !== undefined && Number(length) > maxBytes) {
+    throw new FetchFailedError('too-large', `Content-Length ${Number(length)} exceeds ${maxBytes} bytes`, tooLarge);
   }
 
-  const bytes = await readBody(response, createDecoders(response.headers['content-encoding']), {
-    maxBytes: options.maxBytes,
-    signal,
-  });
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBody(response, createDecoders(response.headers['content-encoding']), { maxBytes, signal });
+  } catch (error) {
+    if (error instanceof FetchFailedError && error.reason === 'too-large') throw new FetchFailedError('too-large', error.message, tooLarge);
+    throw error;
+  }
   if (!contentType) {
     const sniffed = sniffMediaType(bytes);
-    if (sniffed === null || !isAccepted(sniffed, options.accept)) {
+    if (sniffed === null && binary('application/octet-stream')) {
+      contentType = { mediaType: 'application/octet-stream' };
+    } else if (sniffed === null || !isAccepted(sniffed, options.accept)) {
       throw new FetchFailedError('content-type', 'No Content-Type, and the body is not an accepted kind of text');
+    } else {
+      contentType = { mediaType: sniffed };
+      if (bytes.length > options.maxBytes) throw new FetchFailedError('too-large', `The text exceeds ${options.maxBytes} bytes`, { limit: options.maxBytes });
     }
-    contentType = { mediaType: sniffed };
+  }
+  if (binary(contentType.mediaType)) {
+    return { url: url.href, status, contentType: contentType.mediaType, body: '', bytes, ...validators };
   }
   const { text, charset } = decodeBody(bytes, contentType);
   return { url: url.href, status, contentType: contentType.mediaType, charset, body: text, ...validators };

@@ -9,15 +9,17 @@ export {
   MAX_SCHEDULE_MINUTES,
   MIN_SCHEDULE_MINUTES,
   SOURCE_KINDS,
+  confluenceSettingsSchema,
   scheduleMinutesSchema,
   websiteSettingsSchema,
 } from './settings.ts';
-export type { SourceKind, WebsiteSettings } from './settings.ts';
+export type { ConfluenceSettings, SourceKind, WebsiteSettings } from './settings.ts';
+export { syncConfluence } from './confluence-sync.ts';
 export { MAX_SITEMAP_ENTRIES, parseSitemap, SitemapError } from './sitemap.ts';
 export type { Sitemap, SitemapEntry } from './sitemap.ts';
 export { EMPTY_STATS, SourcesRepository } from './sources.repository.ts';
 export type { SourcePageRecord, SourceRecord } from './sources.repository.ts';
 export { createSourceSyncHandler, DEFAULT_SOURCES_PAGE, MAX_FAILURES_PAGE, MAX_SOURCES_PAGE, SourcesService } from './sources.service.ts';
-export type { SourceFailureView, SourceScheduler, SourceView } from './sources.service.ts';
-export { MAX_SITEMAPS, PAGE_CONVERTERS, REAL_CLOCK, SourceSyncError, syncWebsite } from './website-sync.ts';
-export type { Clock, CrawlLimits, SyncResult, SyncTarget, WebsiteSyncDeps } from './website-sync.ts';
+export type { SourceFailureView, SourceScheduler, SourceSyncDeps, SourceView } from './sources.service.ts';
+export { FILE_PAGE_TYPES, MAX_SITEMAPS, PAGE_CONVERTERS, REAL_CLOCK, SourceSyncError, syncWebsite } from './website-sync.ts';
+export type { Clock, ConvertedPage, CrawlLimits, SyncResult, SyncTarget, WebsiteSyncDeps } from './website-sync.ts';

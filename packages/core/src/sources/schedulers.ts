@@ -17,7 +17,11 @@ export function sourceSchedulerId(sourceId: string): string {
 }
 
 export class BullSourceScheduler implements SourceScheduler {
-  constructor(private readonly producer: BullJobQueue) {}
+  /** @param minuteMs how long a schedule's minute lasts: a minute, except in tests that watch schedules tick. */
+  constructor(
+    private readonly producer: BullJobQueue,
+    private readonly minuteMs = 60_000,
+  ) {}
 
   async set(sourceId: string, everyMinutes: number | null): Promise<void> {
     const id = sourceSchedulerId(sourceId);
@@ -27,7 +31,7 @@ export class BullSourceScheduler implements SourceScheduler {
     }
     await this.producer.queue.upsertJobScheduler(
       id,
-      { every: everyMinutes * 60_000 },
+      { every: everyMinutes * this.minuteMs },
       { name: SOURCE_SCHEDULE_ENTRY, data: { jobId: '', sourceId }, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
     );
   }

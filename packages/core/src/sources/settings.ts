@@ -4,6 +4,7 @@
  * new kind is a new member of the union and a sync handler: the API stays the same.
  */
 import { z } from 'zod';
+import { spaceKeySchema } from '../jobs/catalog.ts';
 import { NAMESPACES } from '../namespaces.ts';
 
 /** Most pages one sync of a website may visit, whatever its settings say. */
@@ -66,10 +67,24 @@ export const websiteSettingsSchema = z
 
 export type WebsiteSettings = z.infer<typeof websiteSettingsSchema>;
 
-export const SOURCE_KINDS = ['website'] as const;
+/**
+ * A Confluence space, read with the server's Confluence account (WIKI_BASE_URL, WIKI_EMAIL,
+ * WIKI_API_TOKEN, as wiki imports are): credentials are never part of a source's settings, so
+ * they are never stored with it nor returned.
+ */
+export const confluenceSettingsSchema = z
+  .strictObject({
+    // The rule wiki imports take a space key by.
+    spaceKey: spaceKeySchema.meta({ description: "The space's key, e.g. ENG" }),
+  })
+  .meta({ id: 'ConfluenceSourceSettings' });
+
+export type ConfluenceSettings = z.infer<typeof confluenceSettingsSchema>;
+
+export const SOURCE_KINDS = ['website', 'confluence'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
-export const SETTINGS_BY_KIND = { website: websiteSettingsSchema } as const satisfies Record<SourceKind, z.ZodType>;
+export const SETTINGS_BY_KIND = { website: websiteSettingsSchema, confluence: confluenceSettingsSchema } as const satisfies Record<SourceKind, z.ZodType>;
 
 export const namespaceOfSource = z.enum(NAMESPACES);
 
@@ -81,7 +96,7 @@ export const scheduleMinutesSchema = z
   .nullable();
 
 /** Settings of `kind`, validated; throws a ZodError naming what is wrong. */
-export function parseSourceSettings(kind: SourceKind, settings: unknown): WebsiteSettings {
+export function parseSourceSettings(kind: SourceKind, settings: unknown): WebsiteSettings | ConfluenceSettings {
   return SETTINGS_BY_KIND[kind].parse(settings);
 }
 

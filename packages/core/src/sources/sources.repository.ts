@@ -252,6 +252,20 @@ export class SourcesRepository {
     return gone;
   }
 
+  /**
+   * After a complete listing that is the whole truth (a Confluence space): every stored page this
+   * sync did not see is gone; marked removed (its document was removed with it).
+   */
+  async markUnlisted(sourceId: string, sync: number, reason: string): Promise<void> {
+    await this.db
+      .updateTable('source_pages')
+      .set({ status: 'removed', reason, document_id: null, last_sync: sync, updated_at: new Date() })
+      .where('source_id', '=', sourceId)
+      .where('last_sync', '<', sync)
+      .where('status', 'in', ['ok', 'failed'])
+      .execute();
+  }
+
   /** The pages that failed in sync `sync`, by URL. */
   async failures(sourceId: string, sync: number, page: { limit: number; afterUrl?: string }): Promise<{ failures: SourcePageRecord[]; nextUrl: string | null }> {
     let query = this.db

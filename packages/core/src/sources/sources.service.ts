@@ -9,7 +9,10 @@ import type { JobQueue } from '../jobs/queue.ts';
 import { decodeCursor } from '../lists/keyset.ts';
 import type { Logger } from '../logger.ts';
 import { isNamespace, type Namespace } from '../namespaces.ts';
-import { SETTINGS_BY_KIND, isSourceKind, type SourceKind, type WebsiteSettings } from './settings.ts';
+import { missingWikiSettings, type WikiSettings } from '../wiki/wiki-import.ts';
+import type { ConfluenceClientOptions } from '../wiki/confluence-client.ts';
+import { syncConfluence } from './confluence-sync.ts';
+import { SETTINGS_BY_KIND, isSourceKind, type ConfluenceSettings, type SourceKind, type WebsiteSettings } from './settings.ts';
 import { EMPTY_STATS, type SourceRecord, type SourcesRepository } from './sources.repository.ts';
 import { SourceSyncError, syncWebsite, type WebsiteSyncDeps } from './website-sync.ts';
 
@@ -93,6 +96,8 @@ export class SourcesService {
     private readonly queue: JobQueue,
     private readonly ingestion: IngestionService,
     private readonly logger: Logger,
+    /** The server's Confluence account: a `confluence` source needs it (undefined: not checked here). */
+    private readonly wiki?: WikiSettings,
   ) {}
 
   useScheduler(scheduler: SourceScheduler): void {
@@ -103,6 +108,10 @@ export class SourcesService {
     if (!isSourceKind(input.kind)) throw new AppError('BAD_REQUEST', `Unknown source kind ${JSON.stringify(input.kind.slice(0, 50))}`);
     if (!isNamespace(input.namespace)) throw new AppError('BAD_REQUEST', `Unknown namespace ${JSON.stringify(input.namespace.slice(0, 50))}`);
     const settings = validateSettings(input.kind, input.settings);
+    if (input.kind === 'confluence' && this.wiki) {
+      const missing = missingWikiSettings(this.wiki);
+      if (missing.length > 0) throw new AppError('SERVICE_UNAVAILABLE', `Confluence sources are not configured on this server: set ${missing.join(', ')}`);
+    }
     const scheduleMinutes = input.scheduleMinutes ?? null;
     const record = await this.sources.create({ kind: input.kind, name: input.name, namespace: input.namespace, settings, scheduleMinutes, nextSyncAt: nextSync(scheduleMinutes) });
     await this.scheduler?.set(record.id, scheduleMinutes);
@@ -241,8 +250,15 @@ function toProgress(stats: SourceSyncStats): JobProgress {
   return { total: stats.discovered, done: stats.updated, skipped: stats.unchanged, failed: stats.failed };
 }
 
+export type SourceSyncDeps = Omit<WebsiteSyncDeps, 'logger'> & {
+  /** The server's Confluence account, for `confluence` sources (WIKI_*). */
+  wiki?: WikiSettings;
+  /** Confluence client options beyond the credentials (tests). */
+  wikiClient?: Partial<ConfluenceClientOptions>;
+};
+
 /** The `source-sync` job: one sync of one source, its figures kept on the source as it goes. */
-export function createSourceSyncHandler(deps: Omit<WebsiteSyncDeps, 'logger'>): JobHandler<'source-sync'> {
+export function createSourceSyncHandler(deps: SourceSyncDeps): JobHandler<'source-sync'> {
   return async (context) => {
     const { sourceId } = context.payload;
     const started = await deps.sources.beginSync(sourceId, context.jobId);
@@ -267,13 +283,24 @@ export function createSourceSyncHandler(deps: Omit<WebsiteSyncDeps, 'logger'>): 
       }
     };
     try {
-      const settings = SETTINGS_BY_KIND[started.kind].parse(started.settings) as WebsiteSettings;
-      const result = await syncWebsite(
-        { id: sourceId, namespace: started.namespace as Namespace, settings, sync: started.sync_count },
-        { ...deps, logger: context.logger },
-        context.signal,
-        onProgress,
-      );
+      const settings = SETTINGS_BY_KIND[started.kind].parse(started.settings);
+      const target = { id: sourceId, namespace: started.namespace as Namespace, sync: started.sync_count };
+      const result =
+        started.kind === 'confluence'
+          ? await syncConfluence(
+              { ...target, settings: settings as ConfluenceSettings },
+              {
+                sources: deps.sources,
+                ingestion: deps.ingestion,
+                wiki: deps.wiki ?? {},
+                ...(deps.wikiClient ? { wikiClient: deps.wikiClient } : {}),
+                logger: context.logger,
+                onRetry: (message) => context.noteError(message),
+              },
+              context.signal,
+              onProgress,
+            )
+          : await syncWebsite({ ...target, settings: settings as WebsiteSettings }, { ...deps, logger: context.logger }, context.signal, onProgress);
       await deps.sources.finishSync(sourceId, context.jobId, result);
       context.logger.info({ sourceId, status: result.status, ...result.stats }, 'source synced');
       return toProgress(result.stats);

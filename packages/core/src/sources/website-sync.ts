@@ -17,7 +17,7 @@
  * URL, so nothing is duplicated.
  */
 import { createHash } from 'node:crypto';
-import { htmlToMarkdown, pageLinks } from '@kb/content';
+import { convertFileOffThread, FileConversionError, htmlToMarkdown, pageLinks } from '@kb/content';
 import type { SourceSyncStats, SourceSyncStatus } from '@kb/db';
 import {
   describeFetchFailure,
@@ -40,12 +40,45 @@ import { EMPTY_STATS, type PageOutcome, type SourcePageRecord, type SourcesRepos
 export const MAX_SITEMAPS = 100;
 export const MAX_SITEMAP_DEPTH = 3;
 
+/** A page as Markdown, with what its conversion adds to the document's metadata (a file's format and pages). */
+export interface ConvertedPage {
+  markdown: string;
+  title: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** The last segment of a URL's path, decoded: a linked file's name (its extension says its type when the server does not). */
+function fileNameOf(url: string): string | undefined {
+  const segment = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(segment) || undefined;
+  } catch {
+    return segment || undefined;
+  }
+}
+
+/**
+ * A linked file (a PDF) converted as an uploaded file is: in the files worker pool, bounded in
+ * time and memory, its type sniffed from its bytes (the declared type alone is not trusted), a
+ * PDF's text page by page with page markers, so that its chunks keep their page and citations
+ * point at url#page=N. A file that cannot be read throws a FileConversionError with the reason.
+ */
+async function convertLinkedFile(page: FetchedPage): Promise<ConvertedPage> {
+  const filename = fileNameOf(page.url);
+  const converted = await convertFileOffThread({ bytes: page.bytes ?? new Uint8Array(), mediaType: page.contentType, filename });
+  return {
+    markdown: converted.markdown,
+    title: converted.title ?? filename ?? null,
+    metadata: { format: converted.format, ...(converted.pages !== undefined ? { pages: converted.pages } : {}) },
+  };
+}
+
 /**
  * How a page's body becomes Markdown, by media type. A type missing here is not requested
- * (Accept) and a page of it fails with a reason. PDFs and other files plug in here once the
- * file pipeline exists: an entry that hands the bytes to it.
+ * (Accept) and a page of it fails with a reason. Files (FILE_PAGE_TYPES) arrive as bytes and go
+ * through the file pipeline.
  */
-export const PAGE_CONVERTERS: Record<string, (page: FetchedPage) => { markdown: string; title: string | null }> = {
+export const PAGE_CONVERTERS: Record<string, (page: FetchedPage) => ConvertedPage | Promise<ConvertedPage>> = {
   'text/html': (page) => {
     const converted = htmlToMarkdown(page.body, { baseUrl: page.url });
     return { markdown: converted.markdown, title: converted.title };
@@ -53,8 +86,18 @@ export const PAGE_CONVERTERS: Record<string, (page: FetchedPage) => { markdown: 
   'application/xhtml+xml': (page) => PAGE_CONVERTERS['text/html']!(page),
   'text/markdown': (page) => ({ markdown: page.body, title: /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(page.body)?.[1]?.trim() ?? null }),
   'text/plain': (page) => ({ markdown: page.body, title: null }),
+  'application/pdf': convertLinkedFile,
+  // Only asked for at a URL ending in .pdf (servers send PDFs so); the bytes decide what it is.
+  'application/octet-stream': convertLinkedFile,
 };
-const PAGE_TYPES = Object.keys(PAGE_CONVERTERS);
+/** Types fetched as bytes (up to KB_MAX_FILE_BYTES) rather than text. */
+export const FILE_PAGE_TYPES = ['application/pdf', 'application/octet-stream'];
+const PAGE_TYPES = Object.keys(PAGE_CONVERTERS).filter((type) => type !== 'application/octet-stream');
+const PDF_URL_TYPES = [...PAGE_TYPES, 'application/octet-stream'];
+/** What a page is asked for as: an untyped download only where the URL names a PDF. */
+function acceptFor(url: string): readonly string[] {
+  return /\.pdf$/i.test(new URL(url).pathname) ? PDF_URL_TYPES : PAGE_TYPES;
+}
 const SITEMAP_TYPES = ['application/xml', 'text/xml', 'text/plain', 'application/rss+xml', 'application/atom+xml'];
 
 /** Waiting and the time, injectable so that tests observe crawl delays without waiting. */
@@ -177,7 +220,7 @@ class HostGate {
   }
 }
 
-function sha256(text: string): string {
+function sha256(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
@@ -211,6 +254,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
   const fetchOptions = (accept: readonly string[], conditional?: GuardedFetchOptions['conditional']): GuardedFetchOptions => ({
     ...deps.fetch,
     accept,
+    ...(accept.includes('application/pdf') ? { binaryTypes: FILE_PAGE_TYPES } : {}),
     userAgent: SOURCE_USER_AGENT,
     signal: stop,
     ...(conditional ? { conditional } : {}),
@@ -347,12 +391,13 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
       return;
     }
     let page: FetchedPage;
+    const accept = acceptFor(item.url);
     const release = await gateFor(parsed.host);
     try {
       stats.fetched++;
       page = await guardedFetch(
         item.url,
-        fetchOptions(PAGE_TYPES, storedOk ? { etag: stored.etag ?? undefined, lastModified: stored.last_modified ?? undefined } : undefined),
+        fetchOptions(accept, storedOk ? { etag: stored.etag ?? undefined, lastModified: stored.last_modified ?? undefined } : undefined),
       );
     } catch (error) {
       if (stop.aborted) throw error;
@@ -364,7 +409,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
         await save({ url: item.url, status: 'removed', reason: `The server answered ${status}`, httpStatus: status, inSitemap: item.inSitemap });
         return;
       }
-      await fail(item, failureReason(error, deps.fetch, PAGE_TYPES), status, stored);
+      await fail(item, failureReason(error, deps.fetch, accept), status, stored);
       return;
     } finally {
       release();
@@ -413,7 +458,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
       return;
     }
 
-    const bodyHash = sha256(page.body);
+    const bodyHash = sha256(page.bytes ?? page.body);
     const base = { url: item.url, finalUrl: key, httpStatus: page.status, etag: page.etag ?? null, lastModified: page.lastModified ?? null, bodyHash, sitemapLastmod: item.lastmod ?? null, inSitemap: item.inSitemap, links };
     if (storedOk && stored.body_hash === bodyHash && stored.final_url === key) {
       stats.unchanged++;
@@ -426,10 +471,15 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
       await fail(item, `unsupported content type ${page.contentType}`, page.status, stored);
       return;
     }
+    // A file served as text is not read as text: the declared type alone is not trusted.
+    if (page.bytes === undefined && page.body.startsWith('%PDF-')) {
+      await fail(item, `The content is a PDF, not ${page.contentType} as declared`, page.status, stored);
+      return;
+    }
     try {
-      const { markdown, title } = convert(page);
+      const { markdown, title, metadata } = await convert(page);
       const result = await deps.ingestion.ingest(
-        { namespace: target.namespace, title: title ?? key, slug: key, content: markdown, metadata: { url: key, contentType: page.contentType } },
+        { namespace: target.namespace, title: title ?? key, slug: key, content: markdown, metadata: { url: key, contentType: page.contentType, ...metadata } },
         stop,
         null,
         'source',
@@ -441,7 +491,9 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
       await save({ ...base, status: 'ok', documentId: result.documentId });
     } catch (error) {
       if (stop.aborted) throw error;
-      await fail(item, `It could not be ingested: ${error instanceof Error ? error.message : String(error)}`, page.status, stored);
+      // An encrypted, scanned or corrupt file is this page's failure, with the file pipeline's reason.
+      const reason = error instanceof FileConversionError ? `The file could not be read: ${error.message}` : `It could not be ingested: ${error instanceof Error ? error.message : String(error)}`;
+      await fail(item, reason, page.status, stored);
     }
   };
 

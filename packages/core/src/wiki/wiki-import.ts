@@ -18,7 +18,9 @@ import { AppError } from '../errors.ts';
 import { endLoad, type BulkDocumentInput, type IngestionService, type IngestResult } from '../ingestion/ingestion.service.ts';
 import { WritePipeline } from '../ingestion/pipeline.ts';
 import type { JobContext, JobHandler } from '../jobs/job-runner.ts';
-import { ConfluenceClient, normalizeWikiBaseUrl, type ConfluenceClientOptions, type WikiPage } from './confluence-client.ts';
+import type { Logger } from '../logger.ts';
+import type { Namespace } from '../namespaces.ts';
+import { ConfluenceClient, type ConfluenceClientOptions, type WikiPage, type WikiSpace } from './confluence-client.ts';
 
 export interface WikiSettings {
   baseUrl?: string | undefined;
@@ -73,17 +75,68 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
   const { spaceKey, namespace } = payload;
   const missing = missingWikiSettings(options.settings);
   if (missing.length > 0) throw new WikiImportError(`Wiki import is not configured here: set ${missing.join(', ')}`);
-  const client = new ConfluenceClient({
+  const client = wikiClient(options, { logger, onRetry: (message) => context.noteError(message) });
+  const { space, progress, removed, failures, embeddingOutage } = await syncSpace({
+    client,
+    spaceKey,
+    namespace,
+    ingestion: options.ingestion,
+    signal,
+    logger,
+    onProgress: (figures) => context.progress(figures),
+  });
+  logger.info({ spaceKey: space.key, namespace, ...progress, removed }, 'wiki space imported');
+
+  if (progress.failed > 0 && progress.failed * 2 > progress.total) {
+    throw new WikiImportError(
+      `${progress.failed} of ${progress.total} pages failed to import (${failures.join('; ')})`,
+      embeddingOutage,
+    );
+  }
+  return progress;
+}
+
+/** A client for the configured Confluence site (the settings checked by missingWikiSettings first). */
+export function wikiClient(options: Pick<WikiImportOptions, 'settings' | 'client'>, extra: Partial<ConfluenceClientOptions> = {}): ConfluenceClient {
+  return new ConfluenceClient({
     baseUrl: options.settings.baseUrl!,
     email: options.settings.email!,
     apiToken: options.settings.apiToken!,
-    logger,
-    onRetry: (message) => context.noteError(message),
+    ...extra,
     ...options.client,
   });
+}
 
-  const { wikiBase } = normalizeWikiBaseUrl(options.settings.baseUrl!);
+export interface SpaceSyncInput {
+  client: ConfluenceClient;
+  spaceKey: string;
+  namespace: Namespace;
+  ingestion: IngestionService;
+  signal: AbortSignal;
+  logger: Logger;
+  onProgress(progress: JobProgress): void;
+  /** Told of each written group's pages and their results, in order (a source records them). */
+  onWritten?(pages: readonly WikiPage[], results: ReadonlyArray<IngestResult | Error>): Promise<void>;
+}
 
+export interface SpaceSyncResult {
+  space: WikiSpace;
+  progress: JobProgress;
+  /** Documents removed: pages gone from the space. */
+  removed: number;
+  /** The first few failures, in words. */
+  failures: string[];
+  /** Whether a page failed because the embedding service was down (worth trying again). */
+  embeddingOutage: boolean;
+}
+
+/**
+ * Brings a namespace up to date with every current page of a space (wiki imports and Confluence
+ * sources): unchanged pages skipped by their digest, changed and new ones converted and
+ * embedded, pages gone from the space removed after a complete listing.
+ */
+export async function syncSpace(input: SpaceSyncInput): Promise<SpaceSyncResult> {
+  const { client, spaceKey, namespace, signal, logger } = input;
   const space = await client.getSpace(spaceKey, signal);
   if (!space) {
     throw new WikiImportError(`Wiki space "${spaceKey}" was not found (or the configured account cannot see it)`);
@@ -95,7 +148,7 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
   const failures: string[] = [];
   let embeddingOutage = false;
 
-  const record = (results: Array<IngestResult | Error>, pages: WikiPage[]) => {
+  const record = async (results: Array<IngestResult | Error>, pages: WikiPage[]) => {
     for (const [i, result] of results.entries()) {
       if (result instanceof Error) {
         progress.failed++;
@@ -108,18 +161,19 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
         progress.done++;
       }
     }
-    context.progress(progress);
+    await input.onWritten?.(pages, results);
+    input.onProgress(progress);
   };
 
   // Groups are written while the next ones are being prepared. A large first import may have
   // the embedded store build its vector index once at the end (BulkLoad).
-  const load = options.ingestion.bulkLoad();
+  const load = input.ingestion.bulkLoad();
   const pipeline = new WritePipeline();
   try {
     for await (const batch of prefetch(client.listPages(space.id, signal))) {
       signal.throwIfAborted();
       progress.total += batch.length;
-      context.progress(progress);
+      input.onProgress(progress);
       for (let i = 0; i < batch.length; i += WIKI_WRITE_GROUP) {
         const pages = batch.slice(i, i + WIKI_WRITE_GROUP).filter((page) => {
           const slug = wikiSlug(space.key, page.id);
@@ -136,9 +190,9 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
           title: page.title.trim() || `Page ${page.id}`,
           metadata: { spaceKey: space.key, pageId: page.id, version: page.version, url: page.url, parentId: page.parentId },
           sourceHash: sourceDigest(page),
-          content: () => storageToMarkdown(page.body, { baseUrl: wikiBase }),
+          content: () => storageToMarkdown(page.body, { baseUrl: client.wikiBase }),
         }));
-        await pipeline.push(options.ingestion.ingestMany(inputs, signal, { load, method: 'wiki' }).then((results) => record(results, pages)));
+        await pipeline.push(input.ingestion.ingestMany(inputs, signal, { load, method: 'wiki' }).then((results) => record(results, pages)));
       }
     }
     await pipeline.drain();
@@ -151,17 +205,9 @@ async function importSpace(context: JobContext<'wiki'>, options: WikiImportOptio
   }
 
   // The listing is complete: what was not listed is gone from the space.
-  const removed = await options.ingestion.removeMissing(namespace, prefix, seen);
-  logger.info({ spaceKey: space.key, namespace, ...progress, removed }, 'wiki space imported');
-  context.progress(progress);
-
-  if (progress.failed > 0 && progress.failed * 2 > progress.total) {
-    throw new WikiImportError(
-      `${progress.failed} of ${progress.total} pages failed to import (${failures.join('; ')})`,
-      embeddingOutage,
-    );
-  }
-  return progress;
+  const removed = await input.ingestion.removeMissing(namespace, prefix, seen);
+  input.onProgress(progress);
+  return { space, progress, removed, failures, embeddingOutage };
 }
 
 /** Iterates `source` while its next item is already being fetched. */

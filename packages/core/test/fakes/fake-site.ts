@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 
 export interface FakeRoute {
   status?: number;
-  body?: string;
-  contentType?: string;
+  body?: string | Uint8Array;
+  /** Default text/html; null sends none. */
+  contentType?: string | null;
   /** A redirect target (relative or absolute). */
   location?: string;
   /** Sends an ETag (and answers If-None-Match with 304); default true for 200s. */
@@ -76,7 +77,7 @@ export async function startFakeSite(): Promise<FakeSite> {
       return;
     }
     const body = route.body ?? '';
-    const headers: Record<string, string> = { 'content-type': route.contentType ?? 'text/html; charset=utf-8' };
+    const headers: Record<string, string> = route.contentType === null ? {} : { 'content-type': route.contentType ?? 'text/html; charset=utf-8' };
     if (status === 200 && route.etag !== false) {
       const etag = `"${createHash('sha1').update(body).digest('hex').slice(0, 16)}"`;
       headers['etag'] = etag;

@@ -328,8 +328,8 @@ export interface paths {
         get: operations["sources-list"];
         put?: never;
         /**
-         * Add a source (a docs website) and, unless `sync: false`, queue its first sync
-         * @description A `website` source is a start URL (links are followed within scope) and/or a sitemap URL (indexes too), scoped by hosts, path prefix and include/exclude patterns, with a page cap and a link depth. Syncs honour robots.txt and run as jobs; see docs/sources.md.
+         * Add a source (a docs website, a Confluence space) and, unless `sync: false`, queue its first sync
+         * @description A `website` source is a start URL (links are followed within scope) and/or a sitemap URL (indexes too), scoped by hosts, path prefix and include/exclude patterns, with a page cap and a link depth; PDFs it links to are read page by page. Syncs honour robots.txt. A `confluence` source is a space key, read with the server's Confluence account (WIKI_*). Syncs run as jobs; see docs/sources.md.
          */
         post: operations["sources-create"];
         delete?: never;
@@ -549,24 +549,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        WebsiteSourceSettings: {
-            /** @description Where link following starts */
-            startUrl?: string;
-            /** @description A sitemap or sitemap index listing the pages */
-            sitemapUrl?: string;
-            /** @description Hosts pages may be on (default: the start URL's and the sitemap's hosts) */
-            allowedHosts?: string[];
-            /** @description Only pages whose path starts with this (default: everything on the hosts) */
-            pathPrefix?: string;
-            /** @description Only pages whose path matches one of these patterns (`*` matches anything) */
-            include?: string[];
-            /** @description Never pages whose path matches one of these patterns */
-            exclude?: string[];
-            /** @description Most pages one sync fetches (default 1000, at most 100000) */
-            maxPages?: number;
-            /** @description Links followed from the start URL and sitemap pages, in hops (default 5; 0: no link following) */
-            maxDepth?: number;
-        };
         CreatedApiKey: {
             id: string;
             label: string;
@@ -796,11 +778,11 @@ export interface components {
         Source: {
             id: string;
             /** @enum {string} */
-            kind: "website";
+            kind: "website" | "confluence";
             name: string;
             /** @description The namespace its documents go to */
             namespace: string;
-            /** @description The settings of its kind (for `website`: WebsiteSourceSettings) */
+            /** @description The settings of its kind (`website`: startUrl, sitemapUrl, ...; `confluence`: spaceKey) */
             settings: {
                 [key: string]: unknown;
             };
@@ -1001,6 +983,28 @@ export interface components {
                     message: string;
                 };
             })[];
+        };
+        WebsiteSourceSettings: {
+            /** @description Where link following starts */
+            startUrl?: string;
+            /** @description A sitemap or sitemap index listing the pages */
+            sitemapUrl?: string;
+            /** @description Hosts pages may be on (default: the start URL's and the sitemap's hosts) */
+            allowedHosts?: string[];
+            /** @description Only pages whose path starts with this (default: everything on the hosts) */
+            pathPrefix?: string;
+            /** @description Only pages whose path matches one of these patterns (`*` matches anything) */
+            include?: string[];
+            /** @description Never pages whose path matches one of these patterns */
+            exclude?: string[];
+            /** @description Most pages one sync fetches (default 1000, at most 100000) */
+            maxPages?: number;
+            /** @description Links followed from the start URL and sitemap pages, in hops (default 5; 0: no link following) */
+            maxDepth?: number;
+        };
+        ConfluenceSourceSettings: {
+            /** @description The space's key, e.g. ENG */
+            spaceKey: string;
         };
         /** @description Every error answer: a readable message, the code of its status, and for invalid input the problems found */
         Error: {
@@ -3013,14 +3017,15 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description What the source is; `website` for now
+                     * @description What the source is: `website` (a docs site) or `confluence` (a Confluence space)
                      * @enum {string}
                      */
-                    kind: "website";
+                    kind: "website" | "confluence";
                     name: string;
                     /** @enum {string} */
                     namespace: "user_docs" | "tech_docs" | "api_endpoints" | "wiki";
-                    settings: components["schemas"]["WebsiteSourceSettings"];
+                    /** @description By kind. `website`: `startUrl` and/or `sitemapUrl`, `allowedHosts`, `pathPrefix`, `include`, `exclude`, `maxPages`, `maxDepth`. `confluence`: `spaceKey` (read with the server's WIKI_BASE_URL, WIKI_EMAIL and WIKI_API_TOKEN; credentials are never settings). See docs/sources.md. */
+                    settings: components["schemas"]["WebsiteSourceSettings"] | components["schemas"]["ConfluenceSourceSettings"];
                     /** @description Sync every this many minutes (5 to 44,640); null or absent: only on demand */
                     scheduleMinutes?: number | null;
                     /** @description Queue a first sync at once (default true) */
@@ -3070,7 +3075,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The job queue is unavailable (the source is created; sync it again later); or the database or Redis cannot be reached, or the store's disk is full (writes) */
+            /** @description The job queue is unavailable (the source is created; sync it again later), or a `confluence` source is asked for and WIKI_* are not set; or the database or Redis cannot be reached, or the store's disk is full (writes) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3079,7 +3084,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "The job queue is unavailable (the source is created; sync it again later)",
+                     *       "message": "The job queue is unavailable (the source is created; sync it again later), or a `confluence` source is asked for and WIKI_* are not set",
                      *       "code": "SERVICE_UNAVAILABLE"
                      *     }
                      */
@@ -3253,7 +3258,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     /** @description The whole settings object (it replaces the stored one) */
-                    settings?: components["schemas"]["WebsiteSourceSettings"];
+                    settings?: components["schemas"]["WebsiteSourceSettings"] | components["schemas"]["ConfluenceSourceSettings"];
                     scheduleMinutes?: number | null;
                 };
             };

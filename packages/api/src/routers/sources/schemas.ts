@@ -1,4 +1,4 @@
-import { MAX_FAILURES_PAGE, MAX_SOURCES_PAGE, scheduleMinutesSchema, SOURCE_KINDS, websiteSettingsSchema } from '@kb/core';
+import { MAX_FAILURES_PAGE, MAX_SOURCES_PAGE, scheduleMinutesSchema, SOURCE_KINDS } from '@kb/core';
 import { z } from 'zod';
 import { cursorSchema, maxChars, namespaceSchema, nextCursorSchema, nonBlankText } from '../../schemas.ts';
 
@@ -15,7 +15,16 @@ const statsSchema = z
   })
   .meta({ id: 'SourceSyncPages' });
 
-export const settingsInput = websiteSettingsSchema;
+/**
+ * The settings of the source's kind. Checked by the service against that kind's schema (the kind
+ * is in the body on create, stored on change), so that a mistake is answered with the field and
+ * the rule it breaks, as a union of the kinds' schemas could not.
+ */
+export const settingsInput = z.record(z.string(), z.unknown()).meta({
+  description:
+    'By kind. `website`: `startUrl` and/or `sitemapUrl`, `allowedHosts`, `pathPrefix`, `include`, `exclude`, `maxPages`, `maxDepth`. ' +
+    "`confluence`: `spaceKey` (read with the server's WIKI_BASE_URL, WIKI_EMAIL and WIKI_API_TOKEN; credentials are never settings). See docs/sources.md.",
+});
 
 export const sourceSchema = z
   .object({
@@ -23,7 +32,7 @@ export const sourceSchema = z
     kind: z.enum(SOURCE_KINDS),
     name: z.string(),
     namespace: z.string().meta({ description: 'The namespace its documents go to' }),
-    settings: z.record(z.string(), z.unknown()).meta({ description: 'The settings of its kind (for `website`: WebsiteSourceSettings)' }),
+    settings: z.record(z.string(), z.unknown()).meta({ description: 'The settings of its kind (`website`: startUrl, sitemapUrl, ...; `confluence`: spaceKey)' }),
     scheduleMinutes: z.number().int().nullable().meta({ description: 'Synced every this many minutes; null: only on demand' }),
     status: z.enum(['idle', 'queued', 'syncing']).meta({ description: '`queued` or `syncing` while a sync job is pending or running' }),
     lastSync: z
@@ -46,7 +55,7 @@ export const sourceSchema = z
   .meta({ id: 'Source' });
 
 export const createSourceInput = z.strictObject({
-  kind: z.enum(SOURCE_KINDS).meta({ description: 'What the source is; `website` for now' }),
+  kind: z.enum(SOURCE_KINDS).meta({ description: 'What the source is: `website` (a docs site) or `confluence` (a Confluence space)' }),
   name: nonBlankText(200, 'name must not be empty'),
   namespace: namespaceSchema,
   settings: settingsInput,
