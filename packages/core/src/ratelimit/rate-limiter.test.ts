@@ -116,7 +116,7 @@ describe.runIf(redis)('redis counters', () => {
     redis!.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
       sent.push(command.name);
       return (send as (...args: unknown[]) => unknown)(command, ...rest);
-    }) as typeof redis.sendCommand;
+    }) as Redis['sendCommand'];
     try {
       const limits = [
         { windowSeconds: 60, limit: 1 },
