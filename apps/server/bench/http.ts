@@ -3,7 +3,7 @@
  * keep-alive agent, percentiles, and the compiled server in a process of its own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { freePort, waitFor } from '../test/processes.ts';
@@ -39,12 +39,26 @@ export interface Server {
   process: ChildProcess;
 }
 
-/** The compiled server in a process of its own, as `pnpm start` runs it (`pnpm build` first). */
-export async function startServer(env: Record<string, string>, readyWithinMs = 120_000): Promise<Server> {
+/**
+ * CPU time (user + system) a process has used, in milliseconds, from /proc/<pid>/stat (Linux;
+ * clock ticks of 10 ms, so measure over hundreds of requests).
+ */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name (which may hold spaces) start at its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The compiled server in a process of its own, as `pnpm start` runs it (`pnpm build` first).
+ * `nodeOptions` go before the entry (such as `--cpu-prof`).
+ */
+export async function startServer(env: Record<string, string>, readyWithinMs = 120_000, nodeOptions: readonly string[] = []): Promise<Server> {
   const main = join(import.meta.dirname, '../dist/main.js');
   if (!existsSync(main)) throw new Error('Run `pnpm build` first: the benchmark runs the compiled server.');
   const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=production', '--max-semi-space-size=32', main], {
+  const child = spawn(process.execPath, ['--conditions=production', '--max-semi-space-size=32', ...nodeOptions, main], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', KB_QUERY_LOG_DAYS: '0' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -35,10 +35,14 @@ const dataDir = await mkdtemp(join(tmpdir(), 'kb-bench-mcp-'));
 const port = await freePort();
 const child = run([join(import.meta.dirname, '../src/main.ts')], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', KB_QUERY_LOG_DAYS: '0', KB_DATA_DIR: dataDir });
 let stderr = '';
+// The first start's admin key is shown on the terminal, on either stream.
 child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+child.stdout!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 const url = `http://127.0.0.1:${port}`;
 try {
   await waitFor(`${url}/readyz`, 180_000);
+  // The key may reach this process's pipe just after the server answers.
+  for (let i = 0; i < 100 && !/\bkb_[0-9A-Za-z]{40}\b/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   const admin = /\b(kb_[0-9A-Za-z]{40})\b/.exec(stderr)?.[1];
   if (!admin) throw new Error(`the new store showed no first admin key:\n${stderr}`);
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -15,6 +15,13 @@
  * - ingestion, 4 concurrent single-document POST /ingest/md: chunks/s against inserting the same
  *   rows server-side (INSERT ... SELECT) into a table of the same shape and indexes.
  *
+ * Then the server's CPU time per request of each kind (user + system time of its process over
+ * --cpu-requests requests a kind, one client, in interleaved rounds) beside the floor's
+ * (GET /healthz): what a request costs the service's own process, whatever the machine's load
+ * does to latencies. --redis=URL runs the server in services mode (rate-limit counters in Redis).
+ * --profile=semantic|hybrid|floor restarts the server with `node --cpu-prof` after the corpus is
+ * written and sends it --cpu-requests requests of that kind only (profile in --profile-dir).
+ *
  * With --store=pglite it measures the embedded store instead (the server's own on-disk store,
  * its database on a thread of its own): hybrid search p50 over HTTP.
  *
@@ -36,7 +43,7 @@ import pg from 'pg';
 import { ApiKeysRepository, ApiKeysService, LocalEmbedder } from '@kb/core';
 import { createDatabase, toVectorBinary } from '@kb/db';
 import { createEmptyPostgresDatabase } from '@kb/db/testing';
-import { percentile, send, startServer, stopServer, type Reply, type Server } from './http.ts';
+import { percentile, processCpuMs, send, startServer, stopServer, type Reply, type Server } from './http.ts';
 import { loadCorpus, type CorpusDocument } from './answer-quality.ts';
 import questions from './hugo-questions.json' with { type: 'json' };
 
@@ -46,11 +53,18 @@ const { values } = parseArgs({
     copies: { type: 'string', default: '2' },
     requests: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '5' },
+    'cpu-requests': { type: 'string', default: '600' },
+    redis: { type: 'string' },
+    profile: { type: 'string' },
+    'profile-dir': { type: 'string', default: join(tmpdir(), 'kb-profiles') },
+    /** Skip the 8-client and ingestion rows (latency and CPU only). */
+    quick: { type: 'boolean', default: false },
     corpus: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus/markdown-docs/hugo-docs') },
   },
 });
 const copies = Number(values.copies);
 const requests = Number(values.requests);
+const cpuRequests = Number(values['cpu-requests']);
 const seconds = Number(values.seconds);
 const TOP_K = 10;
 const CONCURRENCY = 8;
@@ -148,7 +162,8 @@ const queryVectors = await embedder.embed(queries, 'query');
 
 if (values.store === 'postgres') {
   const scratch = await createEmptyPostgresDatabase();
-  const service = await startServer({ DATABASE_URL: scratch.url });
+  const serverEnv: Record<string, string> = { DATABASE_URL: scratch.url, ...(values.redis ? { REDIS_URL: values.redis } : {}) };
+  let service = await startServer(serverEnv);
   const client = new pg.Client({ connectionString: scratch.url });
   await client.connect();
   const connections = await Promise.all(
@@ -164,89 +179,124 @@ if (values.store === 'postgres') {
     const store = await createDatabase({ kind: 'postgres', databaseUrl: scratch.url, poolSize: 1 });
     const keys = new ApiKeysService(new ApiKeysRepository(store.db));
     const { key: adminKey } = await keys.create({ label: 'bench-admin', admin: true });
-    const { key } = await keys.create({ label: 'bench', admin: false });
+    // Limits high enough never to refuse, so that every search counts its rate-limit windows as a real key's does.
+    const { key } = await keys.create({ label: 'bench', admin: false, rateLimitRpm: 1_000_000, rateLimitRpd: 100_000_000 });
     await store.close();
     const started = performance.now();
     for (let copy = 0; copy < copies; copy++) await ingestAll(service, adminKey, corpus, 'user_docs', `copy${copy}/`, INGEST_CONCURRENCY);
     await client.query('vacuum analyze');
     const chunks = Number((await client.query('select count(*) as n from chunks')).rows[0].n);
-    console.log(`PostgreSQL: ${copies} copies of ${corpus.length} Hugo pages, ${chunks} chunks (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`PostgreSQL: ${copies} copies of ${corpus.length} Hugo pages, ${chunks} chunks (${((performance.now() - started) / 1000).toFixed(1)} s)${values.redis ? ', services mode (Redis)' : ''}`);
 
-    const dimension = queryVectors[0]!.length;
-    const indexDef = String((await client.query(`select indexdef from pg_indexes where indexname = 'chunks_embedding_idx'`)).rows[0].indexdef);
-    const halfvec = indexDef.includes('halfvec');
-    const cast = halfvec ? `halfvec(${dimension})` : `vector(${dimension})`;
-    const semanticSql = `select id from chunks order by embedding::${cast} <=> $1::vector::${cast} limit ${TOP_K}`;
-    // Reciprocal rank fusion (k 60) of the 100 best by ts_rank_cd over the full-text index and the
-    // 100 nearest by the HNSW index, in one statement: the common recipe, whose full-text side
-    // matches chunks holding every term of the query (websearch_to_tsquery), and the same
-    // statement matching any of its terms, as the service's lexical side does.
-    const fusionSql = (tsquery: string) => `
-      with q as (select ${tsquery} as q),
-      v as (select id, row_number() over () as r from (select id from chunks order by embedding::${cast} <=> $1::vector::${cast} limit 100) s),
-      l as (select id, row_number() over (order by rank desc) as r from (
-        select c.id, ts_rank_cd(c.search_tsv, q.q) as rank from chunks c, q where c.search_tsv @@ q.q order by rank desc limit 100) s)
-      select c.id, c.content, sum(1.0 / (60 + f.r)) as score
-      from (select * from v union all select * from l) f join chunks c on c.id = f.id
-      group by c.id, c.content order by score desc limit ${TOP_K}`;
-    const hybridSql = fusionSql(`websearch_to_tsquery('english', $2)`);
-    const hybridAnySql = fusionSql(`replace(plainto_tsquery('english', $2)::text, '&', '|')::tsquery`);
-    await client.query('set hnsw.ef_search = 100; set enable_seqscan = off');
-    const params = queryVectors.map((v) => toVectorBinary(v));
+    if (values.profile !== undefined) {
+      const kind = values.profile;
+      if (!['semantic', 'hybrid', 'floor'].includes(kind)) throw new Error('--profile is semantic, hybrid or floor');
+      await stopServer(service);
+      service = await startServer(serverEnv, 120_000, ['--cpu-prof', `--cpu-prof-dir=${values['profile-dir']}`]);
+      const one = (i: number) => (kind === 'floor' ? floor(service.url) : search(service, key, queries[i % queries.length]!, kind as 'semantic' | 'hybrid'));
+      for (let i = 0; i < 50; i++) await one(i);
+      const cpuBefore = processCpuMs(service.process.pid!);
+      const t = performance.now();
+      for (let i = 0; i < cpuRequests; i++) await one(i);
+      const cpu = processCpuMs(service.process.pid!) - cpuBefore;
+      console.log(`profiled ${cpuRequests} ${kind} requests: ${(cpu / cpuRequests).toFixed(2)} ms CPU, ${((performance.now() - t) / cpuRequests).toFixed(2)} ms wall a request; profile in ${values['profile-dir']}`);
+    } else {
 
-    // Warm both sides.
-    for (let i = 0; i < 20; i++) {
-      await client.query(semanticSql, [params[i]]);
-      await client.query(hybridSql, [params[i], queries[i]]);
-      await client.query(hybridAnySql, [params[i], queries[i]]);
-      await search(service, key, queries[i]!, 'semantic');
-      await search(service, key, queries[i]!, 'hybrid');
+      const dimension = queryVectors[0]!.length;
+      const indexDef = String((await client.query(`select indexdef from pg_indexes where indexname = 'chunks_embedding_idx'`)).rows[0].indexdef);
+      const halfvec = indexDef.includes('halfvec');
+      const cast = halfvec ? `halfvec(${dimension})` : `vector(${dimension})`;
+      const semanticSql = `select id from chunks order by embedding::${cast} <=> $1::vector::${cast} limit ${TOP_K}`;
+      // Reciprocal rank fusion (k 60) of the 100 best by ts_rank_cd over the full-text index and the
+      // 100 nearest by the HNSW index, in one statement: the common recipe, whose full-text side
+      // matches chunks holding every term of the query (websearch_to_tsquery), and the same
+      // statement matching any of its terms, as the service's lexical side does.
+      const fusionSql = (tsquery: string) => `
+        with q as (select ${tsquery} as q),
+        v as (select id, row_number() over () as r from (select id from chunks order by embedding::${cast} <=> $1::vector::${cast} limit 100) s),
+        l as (select id, row_number() over (order by rank desc) as r from (
+          select c.id, ts_rank_cd(c.search_tsv, q.q) as rank from chunks c, q where c.search_tsv @@ q.q order by rank desc limit 100) s)
+        select c.id, c.content, sum(1.0 / (60 + f.r)) as score
+        from (select * from v union all select * from l) f join chunks c on c.id = f.id
+        group by c.id, c.content order by score desc limit ${TOP_K}`;
+      const hybridSql = fusionSql(`websearch_to_tsquery('english', $2)`);
+      const hybridAnySql = fusionSql(`replace(plainto_tsquery('english', $2)::text, '&', '|')::tsquery`);
+      await client.query('set hnsw.ef_search = 100; set enable_seqscan = off');
+      const params = queryVectors.map((v) => toVectorBinary(v));
+
+      // Warm both sides.
+      for (let i = 0; i < 20; i++) {
+        await client.query(semanticSql, [params[i]]);
+        await client.query(hybridSql, [params[i], queries[i]]);
+        await client.query(hybridAnySql, [params[i], queries[i]]);
+        await search(service, key, queries[i]!, 'semantic');
+        await search(service, key, queries[i]!, 'hybrid');
+      }
+      // Interleaved rounds so that a busy moment of the machine falls on both sides.
+      const rawSemantic: number[] = [];
+      const httpSemantic: number[] = [];
+      const rawHybrid: number[] = [];
+      const rawHybridAny: number[] = [];
+      const httpHybrid: number[] = [];
+      const httpFloor: number[] = [];
+      for (let round = 0; round < 4; round++) {
+        const slice = queries.map((q, i) => i).filter((i) => i % 4 === round);
+        httpFloor.push(...(await timeEach(slice, () => floor(service.url))));
+        rawSemantic.push(...(await timeEach(slice, (i) => client.query(semanticSql, [params[i]]))));
+        httpSemantic.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'semantic'))));
+        rawHybrid.push(...(await timeEach(slice, (i) => client.query(hybridSql, [params[i], queries[i]]))));
+        rawHybridAny.push(...(await timeEach(slice, (i) => client.query(hybridAnySql, [params[i], queries[i]]))));
+        httpHybrid.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'hybrid'))));
+      }
+      const floorP50 = percentile(httpFloor, 50);
+      console.log(`HTTP floor (GET /healthz, same client) p50 ${floorP50.toFixed(2)} ms`);
+      report('semantic search p50 (limit: raw + floor)', percentile(httpSemantic, 50), percentile(rawSemantic, 50) + floorP50, 'ms', '<= 1.5x');
+      report('hybrid search p50 (fusion of all terms + floor)', percentile(httpHybrid, 50), percentile(rawHybrid, 50) + floorP50, 'ms', '<= 2x');
+      report('hybrid search p50 (fusion of any term + floor)', percentile(httpHybrid, 50), percentile(rawHybridAny, 50) + floorP50, 'ms', '');
+
+      // Server CPU per request, each kind against the floor's, in interleaved rounds.
+      const cpu = { floor: 0, semantic: 0, hybrid: 0 };
+      const pid = service.process.pid!;
+      const rounds = 4;
+      for (let round = 0; round < rounds; round++) {
+        const slice = Array.from({ length: Math.ceil(cpuRequests / rounds) }, (_, i) => round + i * rounds);
+        for (const kind of ['floor', 'semantic', 'hybrid'] as const) {
+          const before = processCpuMs(pid);
+          for (const i of slice) await (kind === 'floor' ? floor(service.url) : search(service, key, queries[i % queries.length]!, kind));
+          cpu[kind] += processCpuMs(pid) - before;
+        }
+      }
+      const perRequest = (kind: keyof typeof cpu) => cpu[kind] / (rounds * Math.ceil(cpuRequests / rounds));
+      console.log(`Server CPU per request (user + system, ${rounds * Math.ceil(cpuRequests / rounds)} requests a kind): floor ${perRequest('floor').toFixed(2)} ms, semantic ${perRequest('semantic').toFixed(2)} ms, hybrid ${perRequest('hybrid').toFixed(2)} ms`);
+      report('semantic search, server CPU a request (limit: the floor\'s)', perRequest('semantic'), perRequest('floor'), 'ms', '<= 4x');
+      report('hybrid search, server CPU a request (limit: the floor\'s)', perRequest('hybrid'), perRequest('floor'), 'ms', '<= 10x');
+
+      const ms = seconds * 1000;
+      if (!values.quick) {
+        const rawRate = await throughput(CONCURRENCY, ms, (w, i) => connections[w]!.query(semanticSql, [params[(w * 31 + i) % params.length]]));
+        const floorRate = await throughput(CONCURRENCY, ms, () => floor(service.url));
+        const httpRate = await throughput(CONCURRENCY, ms, (w, i) => search(service, key, queries[(w * 31 + i) % queries.length]!, 'semantic'));
+        report(`semantic search, ${CONCURRENCY} concurrent clients (limit: 1/(1/raw + 1/floor))`, httpRate, 1 / (1 / rawRate + 1 / floorRate), 'req/s', '>= 0.7x');
+
+        // Ingestion: the corpus again into a new namespace, four single-document requests at a time.
+        const before = Number((await client.query('select count(*) as n from chunks')).rows[0].n);
+        const ingestStarted = performance.now();
+        await ingestAll(service, adminKey, corpus, 'tech_docs', '', INGEST_CONCURRENCY);
+        const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+        const written = Number((await client.query('select count(*) as n from chunks')).rows[0].n) - before;
+        // The limit: the same rows copied server-side into a table of the same shape and indexes.
+        await client.query('create table chunks_limit (like chunks including all)');
+        const columns = (
+          await client.query(`select column_name from information_schema.columns where table_name = 'chunks' and is_generated = 'NEVER' order by ordinal_position`)
+        ).rows.map((r: { column_name: string }) => `"${r.column_name}"`).join(', ');
+        const copyStarted = performance.now();
+        await client.query(`insert into chunks_limit (${columns}) select ${columns} from chunks where namespace = 'tech_docs'`);
+        const copySeconds = (performance.now() - copyStarted) / 1000;
+        await client.query('drop table chunks_limit');
+        report(`ingestion, ${INGEST_CONCURRENCY} concurrent POST /ingest/md`, written / ingestSeconds, written / copySeconds, 'chunks/s', '>= 0.7x');
+      }
+      printTable(`The request path on PostgreSQL, ${chunks} chunks, local embedder (${requests} queries a row, p50)`);
     }
-    // Interleaved rounds so that a busy moment of the machine falls on both sides.
-    const rawSemantic: number[] = [];
-    const httpSemantic: number[] = [];
-    const rawHybrid: number[] = [];
-    const rawHybridAny: number[] = [];
-    const httpHybrid: number[] = [];
-    const httpFloor: number[] = [];
-    for (let round = 0; round < 4; round++) {
-      const slice = queries.map((q, i) => i).filter((i) => i % 4 === round);
-      httpFloor.push(...(await timeEach(slice, () => floor(service.url))));
-      rawSemantic.push(...(await timeEach(slice, (i) => client.query(semanticSql, [params[i]]))));
-      httpSemantic.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'semantic'))));
-      rawHybrid.push(...(await timeEach(slice, (i) => client.query(hybridSql, [params[i], queries[i]]))));
-      rawHybridAny.push(...(await timeEach(slice, (i) => client.query(hybridAnySql, [params[i], queries[i]]))));
-      httpHybrid.push(...(await timeEach(slice, (i) => search(service, key, queries[i]!, 'hybrid'))));
-    }
-    const floorP50 = percentile(httpFloor, 50);
-    console.log(`HTTP floor (GET /healthz, same client) p50 ${floorP50.toFixed(2)} ms`);
-    report('semantic search p50 (limit: raw + floor)', percentile(httpSemantic, 50), percentile(rawSemantic, 50) + floorP50, 'ms', '<= 1.3x');
-    report('hybrid search p50 (fusion of all terms + floor)', percentile(httpHybrid, 50), percentile(rawHybrid, 50) + floorP50, 'ms', '<= 2x');
-    report('hybrid search p50 (fusion of any term + floor)', percentile(httpHybrid, 50), percentile(rawHybridAny, 50) + floorP50, 'ms', '');
-
-    const ms = seconds * 1000;
-    const rawRate = await throughput(CONCURRENCY, ms, (w, i) => connections[w]!.query(semanticSql, [params[(w * 31 + i) % params.length]]));
-    const floorRate = await throughput(CONCURRENCY, ms, () => floor(service.url));
-    const httpRate = await throughput(CONCURRENCY, ms, (w, i) => search(service, key, queries[(w * 31 + i) % queries.length]!, 'semantic'));
-    report(`semantic search, ${CONCURRENCY} concurrent clients (limit: 1/(1/raw + 1/floor))`, httpRate, 1 / (1 / rawRate + 1 / floorRate), 'req/s', '>= 0.7x');
-
-    // Ingestion: the corpus again into a new namespace, four single-document requests at a time.
-    const before = Number((await client.query('select count(*) as n from chunks')).rows[0].n);
-    const ingestStarted = performance.now();
-    await ingestAll(service, adminKey, corpus, 'tech_docs', '', INGEST_CONCURRENCY);
-    const ingestSeconds = (performance.now() - ingestStarted) / 1000;
-    const written = Number((await client.query('select count(*) as n from chunks')).rows[0].n) - before;
-    // The limit: the same rows copied server-side into a table of the same shape and indexes.
-    await client.query('create table chunks_limit (like chunks including all)');
-    const columns = (
-      await client.query(`select column_name from information_schema.columns where table_name = 'chunks' and is_generated = 'NEVER' order by ordinal_position`)
-    ).rows.map((r: { column_name: string }) => `"${r.column_name}"`).join(', ');
-    const copyStarted = performance.now();
-    await client.query(`insert into chunks_limit (${columns}) select ${columns} from chunks where namespace = 'tech_docs'`);
-    const copySeconds = (performance.now() - copyStarted) / 1000;
-    await client.query('drop table chunks_limit');
-    report(`ingestion, ${INGEST_CONCURRENCY} concurrent POST /ingest/md`, written / ingestSeconds, written / copySeconds, 'chunks/s', '>= 0.7x');
-    printTable(`The request path on PostgreSQL, ${chunks} chunks, local embedder (${requests} queries a row, p50)`);
   } finally {
     await Promise.all(connections.map((c) => c.end()));
     await client.end();

@@ -5,6 +5,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { getMethodLiteral } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 
 /** The name agents see; the version is the service's. */
@@ -91,6 +92,54 @@ const contextOutput = z.object({
 const namespacesOutput = z.object({
   namespaces: z.array(z.object({ namespace: z.string(), documents: z.number().int() })),
 });
+
+// Tools' schemas are made once: each request's server registers the same objects, so zod compiles
+// their parsers once (a schema made per request was compiled per request).
+const searchInput = z.object({
+  query: z.string().trim().min(1, 'query must not be empty').max(10_000).describe('What to look for, in natural language or keywords'),
+  namespaces: namespacesInput,
+  topK: z.number().int().min(1).max(20).optional().describe('Most passages to return, 1 to 20 (default 5)'),
+  mode: z
+    .enum(['semantic', 'hybrid'])
+    .optional()
+    .describe('semantic: by meaning. hybrid: meaning and exact words together (better for names, error codes, flags). Default: hybrid with the built-in embedder, semantic with Voyage'),
+});
+
+const contextInput = z.object({
+  question: z.string().trim().min(1, 'question must not be empty').max(10_000).describe('The question to answer, as the user asked it'),
+  maxTokens: z
+    .number()
+    .int()
+    .min(MIN_CONTEXT_TOKENS)
+    .max(MAX_CONTEXT_TOKENS)
+    .optional()
+    .describe(`Budget of the passages' text in estimated tokens, ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS} (default: the service's chat budget, 3000 unless configured)`),
+  namespaces: namespacesInput,
+});
+
+const documentInput = z.object({
+  id: z.string().min(1).max(100).optional().describe("The document's id (documentId in search results)"),
+  namespace: namespaceSchema.optional().describe('With slug: the namespace the document is in'),
+  slug: z.string().min(1).max(1000).optional().describe('With namespace: the document\'s slug, such as "guides/install.md"'),
+  url: z.string().min(1).max(4000).optional().describe("The document's canonical URL, as search results and answers give it"),
+  offset: z.number().int().min(0).optional().describe('Character offset to start at (default 0): the nextOffset of the previous page'),
+  maxChars: z.number().int().min(1_000).max(MAX_PAGE_CHARS).optional().describe(`Most characters to return, 1000 to ${MAX_PAGE_CHARS} (default ${DEFAULT_PAGE_CHARS})`),
+});
+
+const askInput = z.object({
+  question: z.string().trim().min(1, 'question must not be empty').max(10_000).describe('The question, in any language (the answer uses the same)'),
+  namespaces: namespacesInput,
+  conversationId: z.string().min(1).max(100).optional().describe('Continues the conversation of an earlier answer'),
+});
+
+const noInput = z.object({});
+
+/**
+ * The JSON Schema validator every request's server shares (it checks only what a client sends
+ * back to an elicitation, which these tools never ask for): the SDK would otherwise make an Ajv
+ * instance, with its formats, for each request.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -213,7 +262,7 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
   const server = new McpServer(
     { name: MCP_SERVER_NAME, title: 'Knowledge base', version: options.version },
     // Tools and resources declare themselves as they are registered below, after the counting is in place.
-    { capabilities: { logging: {} }, ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
+    { capabilities: { logging: {} }, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()), ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
   );
   // Every handler the tools and resources below install is counted before it runs: the one place
   // each call passes, whatever the transport and however many calls a message holds.
@@ -246,16 +295,8 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
       description:
         'Search the knowledge base for passages relevant to a query. Returns up to topK passages, best first, each with its document title, heading path, URL, documentId and a relevance score. ' +
         'Use it to find where a topic is documented; call fetch_document with a documentId to read the whole page, or ask for a written answer.',
-      inputSchema: {
-        query: z.string().trim().min(1, 'query must not be empty').max(10_000).describe('What to look for, in natural language or keywords'),
-        namespaces: namespacesInput,
-        topK: z.number().int().min(1).max(20).optional().describe('Most passages to return, 1 to 20 (default 5)'),
-        mode: z
-          .enum(['semantic', 'hybrid'])
-          .optional()
-          .describe('semantic: by meaning. hybrid: meaning and exact words together (better for names, error codes, flags). Default: hybrid with the built-in embedder, semantic with Voyage'),
-      },
-      outputSchema: searchOutput.shape,
+      inputSchema: searchInput,
+      outputSchema: searchOutput,
       annotations: { title: 'Search the documentation', ...READ_ONLY },
     },
     guarded(ctx, async ({ query, namespaces, topK, mode }, extra) => {
@@ -296,18 +337,8 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
         'The documentation passages an answer to a question would be written from, within a token budget, for you to answer from yourself: ' +
         'whole sections, most relevant first, each with its document title, section (heading path), URL and documentId. ' +
         'Cite the URLs you use. An empty result means the documentation does not cover the question.',
-      inputSchema: {
-        question: z.string().trim().min(1, 'question must not be empty').max(10_000).describe('The question to answer, as the user asked it'),
-        maxTokens: z
-          .number()
-          .int()
-          .min(MIN_CONTEXT_TOKENS)
-          .max(MAX_CONTEXT_TOKENS)
-          .optional()
-          .describe(`Budget of the passages' text in estimated tokens, ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS} (default: the service's chat budget, 3000 unless configured)`),
-        namespaces: namespacesInput,
-      },
-      outputSchema: contextOutput.shape,
+      inputSchema: contextInput,
+      outputSchema: contextOutput,
       annotations: { title: 'Get documentation context', ...READ_ONLY },
     },
     guarded(ctx, async ({ question, maxTokens, namespaces }, extra) => {
@@ -336,15 +367,8 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
       description:
         "Read one document's Markdown with its title and URL. Name it by id (a search result's documentId), by namespace and slug, or by its URL. " +
         `Long documents come in pages of maxChars characters (default ${DEFAULT_PAGE_CHARS}): when nextOffset is not null, call again with offset = nextOffset to read on.`,
-      inputSchema: {
-        id: z.string().min(1).max(100).optional().describe("The document's id (documentId in search results)"),
-        namespace: namespaceSchema.optional().describe('With slug: the namespace the document is in'),
-        slug: z.string().min(1).max(1000).optional().describe('With namespace: the document\'s slug, such as "guides/install.md"'),
-        url: z.string().min(1).max(4000).optional().describe("The document's canonical URL, as search results and answers give it"),
-        offset: z.number().int().min(0).optional().describe('Character offset to start at (default 0): the nextOffset of the previous page'),
-        maxChars: z.number().int().min(1_000).max(MAX_PAGE_CHARS).optional().describe(`Most characters to return, 1000 to ${MAX_PAGE_CHARS} (default ${DEFAULT_PAGE_CHARS})`),
-      },
-      outputSchema: documentOutput.shape,
+      inputSchema: documentInput,
+      outputSchema: documentOutput,
       annotations: { title: 'Read a document', ...READ_ONLY },
     },
     guarded(ctx, async ({ id, namespace, slug, url, offset, maxChars }) => {
@@ -372,12 +396,8 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
       description:
         'Ask a question and get an answer written from the documentation, citing numbered sources ([1], [2]) with their titles and URLs. ' +
         'Slower than search (it retrieves, then writes). Pass conversationId from an earlier answer to ask a follow-up.',
-      inputSchema: {
-        question: z.string().trim().min(1, 'question must not be empty').max(10_000).describe('The question, in any language (the answer uses the same)'),
-        namespaces: namespacesInput,
-        conversationId: z.string().min(1).max(100).optional().describe('Continues the conversation of an earlier answer'),
-      },
-      outputSchema: askOutput.shape,
+      inputSchema: askInput,
+      outputSchema: askOutput,
       annotations: { title: 'Ask the documentation', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     guarded(ctx, async ({ question, namespaces, conversationId }, extra) => {
@@ -437,8 +457,8 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
     {
       title: 'List namespaces',
       description: 'The namespaces (groups of documents) this key may read, with how many documents each holds. Pass names to search or ask to narrow them.',
-      inputSchema: {},
-      outputSchema: namespacesOutput.shape,
+      inputSchema: noInput,
+      outputSchema: namespacesOutput,
       annotations: { title: 'List namespaces', ...READ_ONLY },
     },
     guarded(ctx, async () => {

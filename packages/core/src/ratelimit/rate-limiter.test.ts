@@ -107,6 +107,42 @@ describe.runIf(redis)('redis counters', () => {
       expect(ttl).toBeGreaterThan(0);
     }
   });
+
+  it('counts every window of a request in one command, and refunds a refused one', async () => {
+    const prefix = `${RUN_PREFIX}:${randomUUID()}`;
+    const limiter = new SlidingWindowRateLimiter({ redis: redis!, keyPrefix: prefix });
+    const sent: string[] = [];
+    const send = redis!.sendCommand.bind(redis!);
+    redis!.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      sent.push(command.name);
+      return (send as (...args: unknown[]) => unknown)(command, ...rest);
+    }) as Redis['sendCommand'];
+    try {
+      const limits = [
+        { windowSeconds: 60, limit: 1 },
+        { windowSeconds: 86_400, limit: 5 },
+      ];
+      expect((await limiter.hit('s', limits)).allowed).toBe(true);
+      expect(sent.length).toBe(1);
+      expect((await limiter.hit('s', limits)).allowed).toBe(false);
+    } finally {
+      redis!.sendCommand = send;
+    }
+    // The refused request was taken back from both windows' counters.
+    const counts = await Promise.all((await redis!.keys(`${prefix}*`)).map((key) => redis!.get(key)));
+    expect(counts.sort()).toEqual(['1', '1']);
+  });
+
+  it('reads counters written by the counting it replaced (rate-limiter-flexible)', async () => {
+    const prefix = `${RUN_PREFIX}:${randomUUID()}`;
+    const now = Date.now();
+    const bucket = Math.floor(now / 60_000);
+    // Three requests counted in the current minute before an upgrade: their key and value.
+    await redis!.set(`${prefix}:60:s:${bucket}`, '3', 'EX', 120);
+    const limiter = new SlidingWindowRateLimiter({ redis: redis!, keyPrefix: prefix, now: () => now });
+    expect(await limiter.hit('s', [{ windowSeconds: 60, limit: 4 }])).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await limiter.hit('s', [{ windowSeconds: 60, limit: 4 }])).allowed).toBe(false);
+  });
 });
 
 describe.runIf(redis !== null)('subjects built from client input (redis)', () => {
