@@ -80,6 +80,19 @@ describe('extractive answers', () => {
     expect(text).toContain('Start it with the hugo server command:\n\n```sh\nhugo server --port 8080\n```');
   });
 
+  it('brings the next paragraph’s first sentence after a sentence that ends its paragraph, within the word budget', () => {
+    const schema = passage(
+      'Metadata > OpenAPI URL',
+      'By default, the OpenAPI schema is served at the path /openapi.json on every application.\n\nBut you can configure it with the parameter `openapi_url`. Other options follow later.\n\nUnrelated closing words here.',
+    );
+    const text = answer('Where is the OpenAPI schema served by default?', [schema]);
+    expect(text).toContain('served at the path /openapi.json on every application.\n\nBut you can configure it with the parameter `openapi_url`.');
+    // One sentence only, and none once the budget is spent.
+    expect(text).not.toContain('Unrelated');
+    const tight = extractAnswer({ question: 'Where is the OpenAPI schema served by default?', query: 'Where is the OpenAPI schema served by default?', language: 'en', passages: [schema] }, { maxWords: 16 });
+    expect(tight.fragments.join('')).not.toContain('openapi_url');
+  });
+
   it('brings the sentence that introduces a chosen list item, and a table row’s header', () => {
     // The whole list comes, not only the matching item.
     expect(answer('How do I turn off live reload?', [SERVER])).toContain('Useful flags include:\n\n- `--buildDrafts` includes drafts\n- `--disableLiveReload` turns live reload off');

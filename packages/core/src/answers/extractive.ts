@@ -14,7 +14,9 @@
  * question's own wording, which retrieval matched by its other words, is no evidence against a
  * passage). Units from better-ranked passages, and a section's opening sentence, get a bonus. The best units within a share of the best score are taken, a few
  * at most; a sentence that introduces a block ("Run this command:") brings the block, a list
- * item brings the sentence introducing its list, a table row brings the table's header.
+ * item brings the sentence introducing its list, a table row brings the table's header, and a
+ * sentence that ends its paragraph brings the next paragraph's first sentence while the word
+ * budget allows (the option or value a sentence sets up is often named next).
  */
 import { EXTENDED_STOP_WORDS, analyze, sentenceSpans, stripInlineMarkup } from '@kb/content';
 import { primaryLanguage } from './language.ts';
@@ -464,6 +466,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block === unit.block && next.text.split(/\s+/).length <= SHORT_SENTENCE_WORDS) {
       take(next, 1);
     }
+    // A sentence that ends its paragraph brings the next paragraph's first sentence, while the
+    // budget allows: what a sentence sets up is often said next ("By default, the schema is served
+    // at /openapi.json." then "You can disable it by setting openapi_url=None.").
+    if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block !== unit.block && words + wordCount(next) <= settings.maxWords) take(next, 1);
   };
   for (const candidate of scored) {
     if (taken >= settings.maxUnits || words >= settings.maxWords) break;
@@ -566,6 +572,11 @@ function corpusEvidence(frequencies: WordFrequencies, units: readonly Unit[], he
     best = Math.max(best, held / total);
   }
   return best;
+}
+
+/** Words of a unit's prose (code counts none). */
+function wordCount(unit: Unit): number {
+  return unit.kind === 'code' || unit.kind === 'line' ? 0 : unit.text.split(/\s+/).length;
 }
 
 function limitLines(code: string, max: number): string {
