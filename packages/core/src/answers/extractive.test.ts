@@ -93,6 +93,18 @@ describe('extractive answers', () => {
     expect(tight.fragments.join('')).not.toContain('openapi_url');
   });
 
+  it('prefers, among sentences holding the question’s words alike, the one that names something in code', () => {
+    const cache = passage(
+      'Configuration > Cache',
+      'The cache directory of the project can be changed in the configuration file when the default location does not suit your machine. ' +
+        'Set `cacheDir` in the configuration file to change the cache directory to another location on your machine for every build.',
+    );
+    const question = 'How do I change the cache directory?';
+    const text = extractAnswer({ question, query: question, language: 'en', passages: [cache] }, { maxUnits: 1 }).fragments.join('');
+    expect(text).toContain('Set `cacheDir` in the configuration file');
+    expect(text).not.toContain('can be changed in the configuration file');
+  });
+
   it('brings the sentence that introduces a chosen list item, and a table row’s header', () => {
     // The whole list comes, not only the matching item.
     expect(answer('How do I turn off live reload?', [SERVER])).toContain('Useful flags include:\n\n- `--buildDrafts` includes drafts\n- `--disableLiveReload` turns live reload off');

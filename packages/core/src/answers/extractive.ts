@@ -12,8 +12,9 @@
  * more the rarer it is (in the knowledge base when its word frequencies come with the passages,
  * else among the retrieved units); a term no retrieved section holds weighs nothing (the
  * question's own wording, which retrieval matched by its other words, is no evidence against a
- * passage). Units from better-ranked passages, and a section's opening sentence, get a bonus. The best units within a share of the best score are taken, a few
- * at most; a sentence that introduces a block ("Run this command:") brings the block, a list
+ * passage). Units from better-ranked passages, a section's opening sentence, and units that show
+ * code (an option, a command, a value: what a how-to answer names) get a bonus. The best units
+ * within a share of the best score are taken, a few at most; a sentence that introduces a block ("Run this command:") brings the block, a list
  * item brings the sentence introducing its list, a table row brings the table's header, and a
  * sentence that ends its paragraph brings the next paragraph's first sentence while the word
  * budget allows (the option or value a sentence sets up is often named next).
@@ -108,6 +109,10 @@ export function extractivePhrases(language: string): { readMore: string; sources
 
 /** Weight of a term the query took from the conversation, relative to the message's own. */
 const HISTORY_TERM_SHARE = 0.25;
+/** Inline code in a unit's text. */
+const NAMES_CODE = /`[^`\n]+`/;
+/** Score bonus of a unit that shows code (see the scoring in extractAnswer). */
+const NAMES_CODE_BONUS = 0.15;
 /** A sentence this short that follows a chosen one in its paragraph is taken with it. */
 const SHORT_SENTENCE_WORDS = 16;
 
@@ -391,7 +396,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
       const long = words > 60 ? 0.05 : 0;
       // Prose explains; code that holds the same words ranks a little lower.
       const kindFactor = unit.kind === 'code' ? 0.8 : 1;
-      const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) - long;
+      // A unit that names something in code (an option, a command, a value) is what a how-to
+      // question's answer holds more often than prose around it.
+      const names = (unit.kind === 'sentence' || unit.kind === 'item') && NAMES_CODE.test(unit.text) ? NAMES_CODE_BONUS : 0;
+      const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) + names - long;
       return { unit, own: own / total, coverage: coverage / total, score };
     })
     .filter((s) => s.own > 0);
