@@ -400,7 +400,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
       // question's answer holds more often than prose around it.
       const names = (unit.kind === 'sentence' || unit.kind === 'item') && NAMES_CODE.test(unit.text) ? NAMES_CODE_BONUS : 0;
       const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) + names - long;
-      return { unit, own: own / total, coverage: coverage / total, score };
+      return { unit, own: own / total, coverage: coverage / total, score, bearing: score - names };
     })
     .filter((s) => s.own > 0);
   scored.sort((a, b) => b.score - a.score || a.unit.passage - b.unit.passage || a.unit.order - b.unit.order);
@@ -495,8 +495,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   // (a page that answers is not dropped because another was quoted first): those holding its
   // terms best first, then the rest in retrieval's order. Each quoted section is cited with its
   // document's number among them.
+  // A passage ranks by how well its best unit bears on the question; naming code chose which unit
+  // to quote, not which page answers.
   const bestOf = new Map<number, number>();
-  for (const s of scored) if (!bestOf.has(s.unit.passage)) bestOf.set(s.unit.passage, s.score);
+  for (const s of scored) bestOf.set(s.unit.passage, Math.max(bestOf.get(s.unit.passage) ?? -Infinity, s.bearing));
   const rankOf = (index: number) => bestOf.get(index) ?? 0;
   const passageOrder = [...new Set([...picked.values()].map((p) => p.unit.passage))].sort((a, b) => rankOf(b) - rankOf(a) || a - b);
   const quoted = passageOrder.map((index) => input.passages[index]!);
