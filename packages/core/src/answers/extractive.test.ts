@@ -250,6 +250,11 @@ describe('extractive answers', () => {
     const text = extractAnswer({ question: 'and on Windows?', query: 'and on Windows? install hugo macos', language: 'en', passages: [install] }).fragments.join('');
     expect(text).toContain('winget install Hugo.Hugo');
     expect(text).not.toContain('brew');
+    // A sentence naming code earns no bonus for the conversation's words alone.
+    const block = passage('Install', '## Install\n\nOn macOS, install Hugo with Homebrew: `brew install hugo`.\n\nOn Windows, install Hugo with winget:\n\n```sh\nwinget install Hugo.Hugo\n```\n');
+    const blockText = extractAnswer({ question: 'and on Windows?', query: 'and on Windows? install hugo macos', language: 'en', passages: [block] }).fragments.join('');
+    expect(blockText).toContain('winget install Hugo.Hugo');
+    expect(blockText).not.toContain('brew');
   });
 
   it('is deterministic', () => {

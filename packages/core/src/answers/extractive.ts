@@ -397,8 +397,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
       // Prose explains; code that holds the same words ranks a little lower.
       const kindFactor = unit.kind === 'code' ? 0.8 : 1;
       // A unit that names something in code (an option, a command, a value) is what a how-to
-      // question's answer holds more often than prose around it.
-      const names = (unit.kind === 'sentence' || unit.kind === 'item') && NAMES_CODE.test(unit.text) ? NAMES_CODE_BONUS : 0;
+      // question's answer holds more often than prose around it; when it holds a word of the
+      // message itself (not only words a follow-up took from the conversation).
+      const namesCode = (unit.kind === 'sentence' || unit.kind === 'item') && NAMES_CODE.test(unit.text);
+      const names = namesCode && [...asked].some((t) => weights.has(t) && unit.terms.has(t)) ? NAMES_CODE_BONUS : 0;
       const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) + names - long;
       return { unit, own: own / total, coverage: coverage / total, score, bearing: score - names };
     })
