@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@kb/config';
 import { createLogger, extractAnswer, extractivePhrases, IngestionService, LocalEmbedder, type Answerer, type Retrieval } from '@kb/core';
+import { analyze, EXTENDED_STOP_WORDS } from '@kb/content';
 import { createDatabase } from '@kb/db';
 import { Bm25Index } from '@kb/cli/eval';
 import { startService } from '../src/app.ts';
@@ -34,7 +35,10 @@ const { values } = parseArgs({
   options: {
     corpus: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus') },
     corpora: { type: 'string', default: 'hugo,fastapi' },
-    /** Print the development half's misses (never tune on `heldout`). */
+    /**
+     * Print the half's misses and the trade-off of each "nothing answers" cue (the answerer's
+     * evidence, retrieval's score gap, agreement and rarest words) on it; never tune on `heldout`.
+     */
     show: { type: 'string', default: '' },
     /** Keep each corpus's ingested store in this folder and reuse it next time (faster reruns; ingestion unchanged). */
     keep: { type: 'string', default: '' },
@@ -94,7 +98,27 @@ const answerWords: Record<string, number[]> = { dev: [], heldout: [] };
 const proseWords = (text: string) => text.replace(/```[\s\S]*?```/g, ' ').split(/\s+/).filter(Boolean).length;
 const searchMs: Record<string, number[]> = { dev: [], heldout: [] };
 const nonsense: string[] = [];
-const evidence: Array<{ half: string; answerable: boolean; evidence: number }> = [];
+const evidence: Array<{ half: string; answerable: boolean; evidence: number } & Signals> = [];
+/** Signals of retrieval tried as "nothing answers" cues besides the answerer's evidence (printed with --show). */
+interface Signals {
+  /** Hybrid score of the first document less that of the fifth. */
+  gap: number;
+  /** Documents shared by the hybrid and semantic first fives, 0..1. */
+  agreement: number;
+  /** Whether one retrieved passage holds the message's two rarest words (in the knowledge base) together. */
+  rareTogether: boolean;
+}
+const termsOf = (text: string) => new Set(analyze(text, { stopWords: EXTENDED_STOP_WORDS }));
+function retrievalSignals(results: ReadonlyArray<{ slug: string; score: number }>, hybrid: readonly string[], semantic: readonly string[], retrieval: Retrieval): Signals {
+  const best = new Map<string, number>();
+  for (const r of results) if (!best.has(r.slug)) best.set(r.slug, r.score);
+  const firstScores = [...best.values()];
+  const gap = firstScores.length > 1 ? firstScores[0]! - firstScores[Math.min(4, firstScores.length - 1)]! : 1;
+  const rarest = [...(retrieval.wordFrequencies?.frequencies ?? [])].filter(([, df]) => df > 0).sort((a, b) => a[1] - b[1]).slice(0, 2).map(([w]) => [...termsOf(w)]).filter((t) => t.length > 0);
+  const passages = retrieval.passages.map((p) => termsOf(`${p.headingPath} ${p.content}`));
+  const rareTogether = rarest.length < 2 || passages.some((t) => rarest.every((terms) => terms.some((x) => t.has(x))));
+  return { gap, agreement: hybrid.filter((d) => semantic.includes(d)).length / 5, rareTogether };
+}
 const misses: string[] = [];
 const started = performance.now();
 
@@ -121,7 +145,7 @@ for (const corpusName of corpora) {
       const post = async (path: string, body: unknown) => {
         const res = await fetch(`${service.url}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
         if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-        return res.json() as Promise<{ results: Array<{ slug: string; documentId: string }> }>;
+        return res.json() as Promise<{ results: Array<{ slug: string; documentId: string; score: number }> }>;
       };
       const firstDocuments = (found: { results: Array<{ slug: string; documentId: string }> }) => [...new Map(found.results.map((r) => [r.documentId, r.slug])).values()].slice(0, 5);
       for (const mode of ['hybrid', 'semantic'] as const) nonsense.push(`${corpusName} ${mode}: ${(await post('/search', { query: NONSENSE, mode, topK: 5 })).results.length}`);
@@ -145,14 +169,15 @@ for (const corpusName of corpora) {
       for (const q of mine) {
         const answerable = q.pages.length > 0;
         const t0 = performance.now();
-        const hybrid = firstDocuments(await post('/search', { query: q.question, mode: 'hybrid', topK: 20 }));
+        const hybridFound = await post('/search', { query: q.question, mode: 'hybrid', topK: 20 });
+        const hybrid = firstDocuments(hybridFound);
         searchMs[q.split]!.push(performance.now() - t0);
         const semantic = firstDocuments(await post('/search', { query: q.question, mode: 'semantic', topK: 20 }));
         const t1 = performance.now();
         const answer = await ask(extractive, q.question);
         answerMs[q.split]!.push(performance.now() - t1);
         const foundNothing = answer.answer.includes(nothingPhrase) || answer.sources.length === 0;
-        evidence.push({ half: q.split, answerable, evidence: evidenceOf(q.question) });
+        evidence.push({ half: q.split, answerable, evidence: evidenceOf(q.question), ...retrievalSignals(hybridFound.results, hybrid, semantic, lastRetrieval!) });
         if (!answerable) {
           count(q.split, 'not covered: answered "found nothing"', foundNothing);
           count(q.split, 'not covered: hybrid search returns nothing', hybrid.length === 0);
@@ -236,5 +261,16 @@ if (values.show) {
     const share = (answerable: boolean) => { const xs = shown.filter((e) => e.answerable === answerable); return xs.filter((e) => e.evidence < cut).length / Math.max(1, xs.length); };
     console.log(`  ${cut.toFixed(2)}: ${share(true).toFixed(3)} / ${share(false).toFixed(3)}`);
   }
+  // Retrieval's own cues, alone and with the evidence cut-off in force (0.35).
+  const curve = (label: string, refuse: (e: (typeof shown)[number], t: number) => boolean, ts: number[]) => {
+    console.log(`${label}: "found nothing" on answerable / not covered handled`);
+    for (const t of ts) {
+      const share = (answerable: boolean) => { const xs = shown.filter((e) => e.answerable === answerable); return xs.filter((e) => refuse(e, t)).length / Math.max(1, xs.length); };
+      console.log(`  ${t.toFixed(2)}: ${share(true).toFixed(3)} / ${share(false).toFixed(3)}`);
+    }
+  };
+  curve('Hybrid score of the first document less the fifth\'s < t', (e, t) => e.gap < t, [0.1, 0.15, 0.2, 0.25, 0.3]);
+  curve('Hybrid and semantic first fives share < t of their documents', (e, t) => e.agreement < t, [0.2, 0.4, 0.6]);
+  curve('Evidence < 0.35, or the two rarest words in no passage together and evidence < t', (e, t) => e.evidence < 0.35 || (!e.rareTogether && e.evidence < t), [0.35, 0.4, 0.45, 0.5, 0.55, 0.6]);
 }
 if (misses.length) console.log(`\nMisses (${values.show} half):\n${misses.join('\n')}`);

@@ -180,7 +180,9 @@ describe.each(kinds)('MCP over Streamable HTTP (%s)', (kind) => {
     expect(answer.answer.length).toBeGreaterThan(0);
     expect(answer.sources[0]).toMatchObject({ n: 1 });
     expect(answer.sources.map((s) => s.documentId)).toContain(docs.tokens);
-    expect((asked.content[0] as { text: string }).text).toContain('Sources:\n[1] ');
+    // The text is the answer, citing the structured sources; no second list of them.
+    expect((asked.content[0] as { text: string }).text).toBe(answer.answer.trim());
+    expect((asked.content[0] as { text: string }).text).not.toContain('Sources:');
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
     expect(progress[0]!.message).toMatch(/Searching/);
     // A follow-up continues the conversation.

@@ -441,8 +441,9 @@ export function createKbMcpServer(ctx: RequestContext, options: KbMcpServerOptio
       extra.signal.throwIfAborted();
       await progress('Done');
       const numbered = sources.map((s, i) => ({ n: i + 1, ...s }));
-      const list = numbered.map((s) => `[${s.n}] ${s.title}${s.section ? ` › ${s.section}` : ''}${s.url ? ` — ${s.url}` : ''} (documentId: ${s.documentId})`).join('\n');
-      return result(`${answer.trim()}${list ? `\n\nSources:\n${list}` : ''}`, {
+      // The text is the answer alone: its [n] cite `sources`, which the client shows itself (a
+      // list appended here showed every source twice).
+      return result(answer.trim(), {
         answer,
         sources: numbered,
         conversationId: prepared.conversationId,

@@ -80,6 +80,31 @@ describe('extractive answers', () => {
     expect(text).toContain('Start it with the hugo server command:\n\n```sh\nhugo server --port 8080\n```');
   });
 
+  it('brings the next paragraph’s first sentence after a sentence that ends its paragraph, within the word budget', () => {
+    const schema = passage(
+      'Metadata > OpenAPI URL',
+      'By default, the OpenAPI schema is served at the path /openapi.json on every application.\n\nBut you can configure it with the parameter `openapi_url`. Other options follow later.\n\nUnrelated closing words here.',
+    );
+    const text = answer('Where is the OpenAPI schema served by default?', [schema]);
+    expect(text).toContain('served at the path /openapi.json on every application.\n\nBut you can configure it with the parameter `openapi_url`.');
+    // One sentence only, and none once the budget is spent.
+    expect(text).not.toContain('Unrelated');
+    const tight = extractAnswer({ question: 'Where is the OpenAPI schema served by default?', query: 'Where is the OpenAPI schema served by default?', language: 'en', passages: [schema] }, { maxWords: 16 });
+    expect(tight.fragments.join('')).not.toContain('openapi_url');
+  });
+
+  it('prefers, among sentences holding the question’s words alike, the one that names something in code', () => {
+    const cache = passage(
+      'Configuration > Cache',
+      'The cache directory of the project can be changed in the configuration file when the default location does not suit your machine. ' +
+        'Set `cacheDir` in the configuration file to change the cache directory to another location on your machine for every build.',
+    );
+    const question = 'How do I change the cache directory?';
+    const text = extractAnswer({ question, query: question, language: 'en', passages: [cache] }, { maxUnits: 1 }).fragments.join('');
+    expect(text).toContain('Set `cacheDir` in the configuration file');
+    expect(text).not.toContain('can be changed in the configuration file');
+  });
+
   it('brings the sentence that introduces a chosen list item, and a table row’s header', () => {
     // The whole list comes, not only the matching item.
     expect(answer('How do I turn off live reload?', [SERVER])).toContain('Useful flags include:\n\n- `--buildDrafts` includes drafts\n- `--disableLiveReload` turns live reload off');
@@ -225,6 +250,11 @@ describe('extractive answers', () => {
     const text = extractAnswer({ question: 'and on Windows?', query: 'and on Windows? install hugo macos', language: 'en', passages: [install] }).fragments.join('');
     expect(text).toContain('winget install Hugo.Hugo');
     expect(text).not.toContain('brew');
+    // A sentence naming code earns no bonus for the conversation's words alone.
+    const block = passage('Install', '## Install\n\nOn macOS, install Hugo with Homebrew: `brew install hugo`.\n\nOn Windows, install Hugo with winget:\n\n```sh\nwinget install Hugo.Hugo\n```\n');
+    const blockText = extractAnswer({ question: 'and on Windows?', query: 'and on Windows? install hugo macos', language: 'en', passages: [block] }).fragments.join('');
+    expect(blockText).toContain('winget install Hugo.Hugo');
+    expect(blockText).not.toContain('brew');
   });
 
   it('is deterministic', () => {

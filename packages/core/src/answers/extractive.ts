@@ -12,9 +12,12 @@
  * more the rarer it is (in the knowledge base when its word frequencies come with the passages,
  * else among the retrieved units); a term no retrieved section holds weighs nothing (the
  * question's own wording, which retrieval matched by its other words, is no evidence against a
- * passage). Units from better-ranked passages, and a section's opening sentence, get a bonus. The best units within a share of the best score are taken, a few
- * at most; a sentence that introduces a block ("Run this command:") brings the block, a list
- * item brings the sentence introducing its list, a table row brings the table's header.
+ * passage). Units from better-ranked passages, a section's opening sentence, and units that show
+ * code (an option, a command, a value: what a how-to answer names) get a bonus. The best units
+ * within a share of the best score are taken, a few at most; a sentence that introduces a block ("Run this command:") brings the block, a list
+ * item brings the sentence introducing its list, a table row brings the table's header, and a
+ * sentence that ends its paragraph brings the next paragraph's first sentence while the word
+ * budget allows (the option or value a sentence sets up is often named next).
  */
 import { EXTENDED_STOP_WORDS, analyze, sentenceSpans, stripInlineMarkup } from '@kb/content';
 import { primaryLanguage } from './language.ts';
@@ -106,6 +109,10 @@ export function extractivePhrases(language: string): { readMore: string; sources
 
 /** Weight of a term the query took from the conversation, relative to the message's own. */
 const HISTORY_TERM_SHARE = 0.25;
+/** Inline code in a unit's text. */
+const NAMES_CODE = /`[^`\n]+`/;
+/** Score bonus of a unit that shows code (see the scoring in extractAnswer). */
+const NAMES_CODE_BONUS = 0.15;
 /** A sentence this short that follows a chosen one in its paragraph is taken with it. */
 const SHORT_SENTENCE_WORDS = 16;
 
@@ -389,8 +396,13 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
       const long = words > 60 ? 0.05 : 0;
       // Prose explains; code that holds the same words ranks a little lower.
       const kindFactor = unit.kind === 'code' ? 0.8 : 1;
-      const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) - long;
-      return { unit, own: own / total, coverage: coverage / total, score };
+      // A unit that names something in code (an option, a command, a value) is what a how-to
+      // question's answer holds more often than prose around it; when it holds a word of the
+      // message itself (not only words a follow-up took from the conversation).
+      const namesCode = (unit.kind === 'sentence' || unit.kind === 'item') && NAMES_CODE.test(unit.text);
+      const names = namesCode && [...asked].some((t) => weights.has(t) && unit.terms.has(t)) ? NAMES_CODE_BONUS : 0;
+      const score = (kindFactor * coverage) / total + prior + (unit.opening ? 0.05 : 0) + names - long;
+      return { unit, own: own / total, coverage: coverage / total, score, bearing: score - names };
     })
     .filter((s) => s.own > 0);
   scored.sort((a, b) => b.score - a.score || a.unit.passage - b.unit.passage || a.unit.order - b.unit.order);
@@ -464,6 +476,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block === unit.block && next.text.split(/\s+/).length <= SHORT_SENTENCE_WORDS) {
       take(next, 1);
     }
+    // A sentence that ends its paragraph brings the next paragraph's first sentence, while the
+    // budget allows: what a sentence sets up is often said next ("By default, the schema is served
+    // at /openapi.json." then "You can disable it by setting openapi_url=None.").
+    if (unit.kind === 'sentence' && next?.kind === 'sentence' && next.block !== unit.block && words + wordCount(next) <= settings.maxWords) take(next, 1);
   };
   for (const candidate of scored) {
     if (taken >= settings.maxUnits || words >= settings.maxWords) break;
@@ -481,8 +497,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
   // (a page that answers is not dropped because another was quoted first): those holding its
   // terms best first, then the rest in retrieval's order. Each quoted section is cited with its
   // document's number among them.
+  // A passage ranks by how well its best unit bears on the question; naming code chose which unit
+  // to quote, not which page answers.
   const bestOf = new Map<number, number>();
-  for (const s of scored) if (!bestOf.has(s.unit.passage)) bestOf.set(s.unit.passage, s.score);
+  for (const s of scored) bestOf.set(s.unit.passage, Math.max(bestOf.get(s.unit.passage) ?? -Infinity, s.bearing));
   const rankOf = (index: number) => bestOf.get(index) ?? 0;
   const passageOrder = [...new Set([...picked.values()].map((p) => p.unit.passage))].sort((a, b) => rankOf(b) - rankOf(a) || a - b);
   const quoted = passageOrder.map((index) => input.passages[index]!);
@@ -566,6 +584,11 @@ function corpusEvidence(frequencies: WordFrequencies, units: readonly Unit[], he
     best = Math.max(best, held / total);
   }
   return best;
+}
+
+/** Words of a unit's prose (code counts none). */
+function wordCount(unit: Unit): number {
+  return unit.kind === 'code' || unit.kind === 'line' ? 0 : unit.text.split(/\s+/).length;
 }
 
 function limitLines(code: string, max: number): string {
