@@ -30,6 +30,12 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
       { slug: 'menus-copy', title: 'Menus (old)', content: '# Menus\n\n## Define menus\n\nDefine menu entries in the site configuration under the menus key.\n' },
       { slug: 'huge', title: 'Sitemap', content: `# Sitemap\n\n## Sitemap settings\n\n${filler('sitemap', 120)}\n\nThe sitemap changefreq defaults to weekly.\n\n${filler('sitemap', 120)}\n` },
       ...Array.from({ length: 8 }, (_, i) => ({ slug: `theme-${i}`, title: `Theme ${i}`, content: `# Theme ${i}\n\nTheme ${i} styles menus and menu entries its own way.\n` })),
+      ...Array.from({ length: 5 }, (_, i) => ({ slug: `palette-${i}`, title: `Palette ${i}`, content: `# Palette ${i}\n\nPalette tokens set button colours in scheme ${i}.\n` })),
+      {
+        slug: 'palette-guide',
+        title: 'Styling guide',
+        content: `# Styling guide\n\n## Everything about styles\n\n${Array.from({ length: 160 }, (_, i) => `Note ${i} on button colours and the palette, with words about grids, margins and padding.`).join('\n\n')}\n`,
+      },
     ];
     for (const result of await ingestion.ingestMany(docs.map((d) => ({ namespace: 'user_docs' as const, ...d })))) if (result instanceof Error) throw result;
     search = new SearchService(store.database, embedder, logger);
@@ -75,6 +81,18 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
     // The knowledge base's frequencies of the message's words come with the passages.
     expect(wordFrequencies!.frequencies.get('sitemap')).toBeGreaterThan(0);
     expect(wordFrequencies!.frequencies.get('theme')).toBeGreaterThan(0);
+  });
+
+  it('gives a passage to each of the first five documents of the search, even where one section holds many weaker hits', async () => {
+    const question = 'palette tokens for button colours';
+    const { results } = await search.searchScored({ query: question, topK: 20, mode: 'hybrid' });
+    const firstDocuments = [...new Set(results.map((r) => r.documentId))].slice(0, 5);
+    // The long guide's one section gathers many hits: grouped, it ranks above pages search put before it.
+    expect(results.filter((r) => r.slug === 'palette-guide').length).toBeGreaterThan(5);
+    expect(firstDocuments).not.toContain(results.find((r) => r.slug === 'palette-guide')!.documentId);
+    const { passages } = await retriever.retrieve({ message: question });
+    const documents = new Set(passages.map((p) => p.documentId));
+    for (const id of firstDocuments) expect(documents).toContain(id);
   });
 
   it('finds nothing for a query no chunk shares a word with, in both search modes', async () => {

@@ -83,7 +83,9 @@ export class PassageRetriever {
     ]);
     const sections = await this.options.sections.sectionsOf(hits.map((h) => h.chunkId));
     const candidates = rankSections(hits.map((h) => ({ id: h.chunkId, score: h.score })), sections);
-    return { query, passages: assemble(candidates, budget, maxDocuments), bestSimilarity, wordFrequencies };
+    // The documents in the search's own order: the pages a search for the question shows first are the answer's first sources.
+    const documents = [...new Set(hits.map((h) => h.documentId))];
+    return { query, passages: assemble(candidates, budget, maxDocuments, documents), bestSimilarity, wordFrequencies };
   }
 
   private async search(query: string, namespaces: readonly string[] | null, topK: number, signal?: AbortSignal, depth?: number): Promise<SearchResult[]> {
@@ -222,19 +224,22 @@ function nearDuplicate(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean 
 
 /**
  * The passages given to an answerer, best first, within the budget, from at most `maxDocuments`
- * documents. First each of those documents (the first ones the candidates name: what search
- * ranked highest) gets its best section, whole when it fits its share of the budget, else its hit
+ * documents. First each of those documents (the first ones in `documentOrder`, the search's
+ * ranking, else the first ones the candidates name) gets its best section, whole when it fits its share of the budget, else its hit
  * chunks, else its best hit chunk; then further sections, best first, while the budget lasts. So
  * a long first section cannot crowd out the pages search ranked next. Near-duplicates of a
  * passage already taken are dropped.
  */
-function assemble(candidates: readonly Candidate[], budget: number, maxDocuments: number): Passage[] {
+function assemble(candidates: readonly Candidate[], budget: number, maxDocuments: number, documentOrder?: readonly string[]): Passage[] {
   const perPassage = Math.max(400, Math.floor(budget * 0.4));
   const chosen: Array<{ candidate: Candidate; content: string; tokens: number }> = [];
   const taken: Array<Set<string>> = [];
   const documents = new Set<string>();
   let used = 0;
-  const firstOfEach = candidates.filter((c, i) => candidates.findIndex((o) => o.section.documentId === c.section.documentId) === i).slice(0, maxDocuments);
+  const bestOfEach = candidates.filter((c, i) => candidates.findIndex((o) => o.section.documentId === c.section.documentId) === i);
+  const firstOfEach = documentOrder
+    ? documentOrder.flatMap((id) => bestOfEach.filter((c) => c.section.documentId === id)).slice(0, maxDocuments)
+    : bestOfEach.slice(0, maxDocuments);
   const share = Math.max(200, Math.floor(budget / Math.max(1, firstOfEach.length)));
   const take = (candidate: Candidate, limit: number) => {
     if (budget - used < 50) return;
