@@ -10,7 +10,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const jsonl = (rows: unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
 describe('kb eval', () => {
-  it('prints nDCG@10, Recall@10 and MRR@10 for BM25, semantic and hybrid search; queries with NULs are read as text', async () => {
+  it('prints nDCG@10, Recall@10 and MRR@10 for BM25, semantic and hybrid search; queries with NULs are read as text; --per-query ranks each', async () => {
     const dir = join(work, 'tiny');
     mkdirSync(join(dir, 'qrels'), { recursive: true });
     writeFileSync(
@@ -30,11 +30,15 @@ describe('kb eval', () => {
       ]),
     );
     writeFileSync(join(dir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td3\t1\n');
-    const result = await run('packages/cli/src/main.ts', ['eval', dir], {});
+    const result = await run('packages/cli/src/main.ts', ['eval', dir, '--per-query'], {});
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/\bat .+\.(ts|js):\d+/);
     for (const name of ['bm25', 'semantic', 'hybrid']) {
       expect(result.stdout).toMatch(new RegExp(`^${name}\\s+1\\.0000\\s+1\\.0000\\s+1\\.0000\\s+1\\.000`, 'm'));
+    }
+    // Each query's judged document is first in every run, and first of the hybrid run's list.
+    for (const [query, doc] of [['q1', 'd1'], ['q2', 'd2'], ['q3', 'd3']]) {
+      expect(result.stdout).toMatch(new RegExp(`^${query}\\t1\\t1\\t1\\t${doc}( |$)`, 'm'));
     }
   }, 120_000);
 });

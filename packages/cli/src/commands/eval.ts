@@ -16,7 +16,9 @@ computed in the same run. Prints nDCG@10, Recall@10 and MRR@10 for each, and the
   --split=NAME   qrels split (default test)
   --limit=N      evaluate only the first N judged queries
   --exact        search without the vector index (exact nearest neighbours), to separate the
-                 embedder's quality from the index's approximation`;
+                 embedder's quality from the index's approximation
+  --per-query    also print, for each query, the rank of its best judged document in each run
+                 (- when not in the top 10) and the hybrid run's first three documents`;
 
 function row(name: string, s: EvalSummary, baseline: EvalSummary): string {
   const ratio = baseline.ndcg > 0 ? (s.ndcg / baseline.ndcg).toFixed(3) : 'n/a';
@@ -27,7 +29,7 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { split: { type: 'string', default: 'test' }, limit: { type: 'string' }, exact: { type: 'boolean', default: false } },
+    options: { split: { type: 'string', default: 'test' }, limit: { type: 'string' }, exact: { type: 'boolean', default: false }, 'per-query': { type: 'boolean', default: false } },
   });
   const dir = positionals[0];
   if (!dir) throw new CliError(EVAL_USAGE);
@@ -92,6 +94,15 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
       }
     }
     const qrels = new Map(queryIds.map((q) => [q, data.qrels.get(q)!]));
+    if (values['per-query']) {
+      const rank = (run: Map<string, string[]>, qid: string) => {
+        const judged = qrels.get(qid)!;
+        const at = run.get(qid)!.findIndex((id) => (judged.get(id) ?? 0) > 0);
+        return at < 0 ? '-' : String(at + 1);
+      };
+      out(`\nquery\tbm25\tsemantic\thybrid\thybrid's first three\n`);
+      for (const qid of queryIds) out(`${qid}\t${rank(runs.bm25, qid)}\t${rank(runs.semantic, qid)}\t${rank(runs.hybrid, qid)}\t${runs.hybrid.get(qid)!.slice(0, 3).join(' ')}\n`);
+    }
     const baseline = evaluateRuns(runs.bm25, qrels);
     out(`\n${'run'.padEnd(10)} ${'nDCG@10'.padStart(8)} ${'Recall@10'.padStart(10)} ${'MRR@10'.padStart(8)} ${'vs BM25'.padStart(9)}\n`);
     for (const name of ['bm25', 'semantic', 'hybrid'] as const) {

@@ -152,12 +152,14 @@ export class SourcesRepository {
       .execute();
   }
 
-  /** What earlier syncs learnt of each page (without their links: those are read when needed). */
-  async pages(sourceId: string): Promise<Map<string, SourcePageRecord>> {
+  /** What earlier syncs learnt of these pages (without their links: those are read when needed), by URL. */
+  async records(sourceId: string, urls: readonly string[]): Promise<Map<string, SourcePageRecord>> {
+    if (urls.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('source_pages')
       .select(PAGE_RECORD_COLUMNS)
       .where('source_id', '=', sourceId)
+      .where('url', 'in', [...urls])
       .execute();
     return new Map(rows.map((row) => [row.url, row]));
   }

@@ -36,6 +36,13 @@ import type { WebsiteSettings } from './settings.ts';
 import { parseSitemap, SitemapError, type SitemapEntry } from './sitemap.ts';
 import { EMPTY_STATS, type PageOutcome, type SourcePageRecord, type SourcesRepository } from './sources.repository.ts';
 
+/**
+ * Records of earlier syncs are read this many pages at a time, as the pages come up, and unchanged
+ * pages' stored links are read once this many wait: a sync holds a bounded number of them,
+ * whatever the size of the site.
+ */
+export const RECORD_GROUP = 500;
+
 /** Sitemaps one sync reads at most (an index of indexes of ...), and how deep indexes nest. */
 export const MAX_SITEMAPS = 100;
 export const MAX_SITEMAP_DEPTH = 3;
@@ -224,6 +231,46 @@ function sha256(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * The 96 first bits of a URL's SHA-256, a 12-character string: what a sync keeps of every URL it
+ * has seen (a fifth to a tenth of the URL itself; a collision among a million URLs has odds of
+ * about 1 in 10^17).
+ */
+function urlKey(url: string): string {
+  return createHash('sha256').update(url).digest().toString('latin1', 0, 12);
+}
+
+/** A first-in first-out queue whose taking costs the same however long it is (Array#shift copies). */
+class Queue<T> {
+  private items: Array<T | undefined> = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined;
+    // Drop the taken half once it is most of the array.
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  /** The next `n` items, not taken. */
+  peek(n: number): T[] {
+    return this.items.slice(this.head, this.head + n) as T[];
+  }
+}
+
 function failureReason(error: unknown, fetch: WebsiteSyncDeps['fetch'], accept: readonly string[]): string {
   if (error instanceof FetchFailedError || error instanceof FetchRefusedError) return describeFetchFailure(error, { ...fetch, accept });
   return error instanceof Error ? error.message : String(error);
@@ -240,7 +287,6 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
   const { settings, sync } = target;
   const scope = scopeOf(settings);
   const stats: SourceSyncStats = { ...EMPTY_STATS };
-  const known = await deps.sources.pages(target.id);
   const gate = new HostGate(clock, deps.limits);
   const robots = new Map<string, Promise<RobotsRules>>();
   const log = deps.logger.child({ sourceId: target.id, sync });
@@ -302,10 +348,11 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     return gate.acquire(host, stop);
   };
 
-  // Discovery state.
-  const frontier: FrontierItem[] = [];
+  // Discovery state. URLs are kept as urlKey()s once queued: what a sync holds per page of the site
+  // is two short keys, plus the frontier of pages not yet visited.
+  const frontier = new Queue<FrontierItem>();
   const seen = new Set<string>();
-  const claimed = new Map<string, string>(); // document key (final or canonical URL) -> the URL that claimed it
+  const claimed = new Map<string, string>(); // key of the document key (final or canonical URL) -> key of the URL that claimed it
   const queryVariants = new Map<string, number>();
   let complete = true;
   let capped = false;
@@ -314,7 +361,9 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
 
   const enqueue = (raw: string, depth: number, extra: { lastmod?: string; inSitemap?: boolean } = {}): void => {
     const url = normalizeUrl(raw);
-    if (url === null || seen.has(url) || outOfScope(url, scope) !== null) return;
+    if (url === null) return;
+    const urlId = urlKey(url);
+    if (seen.has(urlId) || outOfScope(url, scope) !== null) return;
     const { path, hasQuery } = pathKey(url);
     if (hasQuery) {
       const variants = queryVariants.get(path) ?? 0;
@@ -325,7 +374,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
       capped = true;
       return;
     }
-    seen.add(url);
+    seen.add(urlId);
     stats.discovered++;
     frontier.push({ url, depth, inSitemap: extra.inSitemap ?? false, ...(extra.lastmod ? { lastmod: extra.lastmod } : {}) });
   };
@@ -361,19 +410,38 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     });
   };
 
-  // Unchanged pages lead on through their stored links, read in groups when the frontier runs dry.
+  // What earlier syncs learnt of each page, read for the next RECORD_GROUP pages of the frontier
+  // at once when a page comes up whose record is not read yet; each is dropped once its page is taken.
+  const records = new Map<string, Promise<SourcePageRecord | undefined>>();
+  const recordOf = (url: string): Promise<SourcePageRecord | undefined> => {
+    if (!records.has(url)) {
+      const group = [url, ...frontier.peek(RECORD_GROUP - 1).map((next) => next.url)].filter((next) => !records.has(next));
+      const rows = deps.sources.records(target.id, group);
+      for (const next of group) {
+        const record = rows.then((found) => found.get(next));
+        record.catch(() => {}); // awaited by its page's worker, or by none when the sync stops first
+        records.set(next, record);
+      }
+    }
+    const record = records.get(url)!;
+    records.delete(url);
+    return record;
+  };
+
+  // Unchanged pages lead on through their stored links, read in groups: when the frontier runs dry,
+  // or once a group is waiting.
   const deferred: FrontierItem[] = [];
   const followStored = (item: FrontierItem) => {
     if (item.depth < scope.maxDepth) deferred.push(item);
   };
   const expandDeferred = async () => {
-    const group = deferred.splice(0, 500);
+    const group = deferred.splice(0, RECORD_GROUP);
     const links = await deps.sources.links(target.id, group.map((item) => item.url));
     for (const item of group) for (const link of links.get(item.url) ?? []) enqueue(link, item.depth + 1);
   };
 
   const processPage = async (item: FrontierItem): Promise<void> => {
-    const stored = known.get(item.url);
+    const stored = await recordOf(item.url);
     const parsed = new URL(item.url);
     const rules = await rulesFor(parsed.origin, parsed.host);
     if (!rules.isAllowed(item.url)) {
@@ -431,7 +499,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
         await fail(item, `It redirects out of the source's scope (${finalUrl.slice(0, 300)}: ${why})`, page.status, stored);
         return;
       }
-      seen.add(finalUrl);
+      seen.add(urlKey(finalUrl));
     }
     const isHtml = page.contentType === 'text/html' || page.contentType === 'application/xhtml+xml';
     const found = isHtml ? pageLinks(page.body, page.url) : { links: [], canonical: null, noindex: false, nofollow: false };
@@ -443,12 +511,15 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     const links = found.nofollow ? [] : found.links.filter((link) => outOfScope(link, scope) === null);
     if (item.depth < scope.maxDepth) for (const link of links) enqueue(link, item.depth + 1);
 
-    const owner = claimed.get(key);
-    if (owner !== undefined && owner !== item.url) {
-      await save({ url: item.url, status: 'duplicate', finalUrl: key, reason: `Same page as ${owner.slice(0, 300)}`, httpStatus: page.status, inSitemap: item.inSitemap, links });
+    const keyId = urlKey(key);
+    const itemId = urlKey(item.url);
+    const owner = claimed.get(keyId);
+    if (owner !== undefined && owner !== itemId) {
+      const reason = `Same page as another URL of the source: both lead to ${key.slice(0, 300)} (a redirect or a canonical link)`;
+      await save({ url: item.url, status: 'duplicate', finalUrl: key, reason, httpStatus: page.status, inSitemap: item.inSitemap, links });
       return;
     }
-    claimed.set(key, item.url);
+    claimed.set(keyId, itemId);
     if (found.noindex) {
       if (stored?.document_id) {
         await deps.ingestion.removeOfSource(target.id, [stored.document_id]);
@@ -532,7 +603,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     await new Promise<void>((resolve) => {
       const pump = () => {
         while (failure === undefined && !stop.aborted && active < workers && (frontier.length > 0 || deferred.length > 0)) {
-          const item = frontier.shift();
+          const item = deferred.length >= RECORD_GROUP ? undefined : frontier.shift();
           active++;
           (item ? processPage(item) : expandDeferred())
             .catch((error: unknown) => {
