@@ -41,7 +41,6 @@ export async function syncConfluence(target: ConfluenceTarget, deps: ConfluenceS
   const missing = missingWikiSettings(deps.wiki);
   if (missing.length > 0) throw new SourceSyncError(`Confluence sources are not configured on this server: set ${missing.join(', ')}`);
   const { spaceKey } = target.settings;
-  const known = await deps.sources.pages(target.id);
   const stats: SourceSyncStats = { ...EMPTY_STATS };
   const client = wikiClient({ settings: deps.wiki, ...(deps.wikiClient ? { client: deps.wikiClient } : {}) }, {
     logger: deps.logger,
@@ -68,6 +67,11 @@ export async function syncConfluence(target: ConfluenceTarget, deps: ConfluenceS
       onWritten: async (pages, results) => {
         const confirmed: string[] = [];
         const unchanged: Parameters<SourcesRepository['touchPages']>[2][number][] = [];
+        // What earlier syncs recorded of this batch's pages only: a space's records are never all held at once.
+        const known = await deps.sources.records(
+          target.id,
+          pages.map((page) => page.url || wikiSlug(spaceKey, page.id)),
+        );
         for (const [i, page] of pages.entries()) {
           const result = results[i]!;
           // A page's web link names it in the failures list (its slug when the API gave no link).
