@@ -39,12 +39,15 @@ export interface Server {
   process: ChildProcess;
 }
 
-/** The compiled server in a process of its own, as `pnpm start` runs it (`pnpm build` first). */
-export async function startServer(env: Record<string, string>, readyWithinMs = 120_000): Promise<Server> {
+/**
+ * The compiled server in a process of its own, as `pnpm start` runs it (`pnpm build` first);
+ * `nodeArgs` go before the others (`--cpu-prof`, ...).
+ */
+export async function startServer(env: Record<string, string>, readyWithinMs = 120_000, nodeArgs: readonly string[] = []): Promise<Server> {
   const main = join(import.meta.dirname, '../dist/main.js');
   if (!existsSync(main)) throw new Error('Run `pnpm build` first: the benchmark runs the compiled server.');
   const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=production', '--max-semi-space-size=32', main], {
+  const child = spawn(process.execPath, [...nodeArgs, '--conditions=production', '--max-semi-space-size=32', main], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', KB_QUERY_LOG_DAYS: '0' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
