@@ -11,6 +11,8 @@
  *   (p50, p95), and, with a mocked model that produces its fragments at once, what the stream adds
  *   per event (request to [DONE], less the model, divided by the events).
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { loadConfig } from '@kb/config';
@@ -27,6 +29,8 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'pglite' },
     rounds: { type: 'string', default: '3' },
     corpus: { type: 'string', default: join(import.meta.dirname, '../../../../shared/corpus/markdown-docs/hugo-docs') },
+    /** Writes a CPU profile (.cpuprofile) of the standard retrieval's timed requests to this file. */
+    profile: { type: 'string' },
   },
 });
 
@@ -109,8 +113,16 @@ try {
     const rounds = Number(values.rounds);
     for (const mode of ['standard', 'smart'] as const) {
       const firstChunk: number[] = [];
+      const metaAfterRequest: number[] = [];
       const metaAfterRetrieval: number[] = [];
       for (const list of Object.values(spans)) list.length = 0;
+      const profiler = values.profile !== undefined && mode === 'standard' ? new Session() : undefined;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+        await profiler.post('Profiler.start');
+      }
       for (let r = 0; r < rounds; r++) {
         for (const q of questions) {
           const sent = performance.now();
@@ -124,13 +136,21 @@ try {
             return false;
           });
           metaAfterRetrieval.push(metaAt - retrievalEnded);
+          metaAfterRequest.push(metaAt - sent);
           firstChunk.push(chunkAt - sent);
         }
       }
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        await writeFile(values.profile!, JSON.stringify(profile));
+        profiler.disconnect();
+      }
       console.log(`\nStream timings, ${mode} retrieval, built-in answerer (${firstChunk.length} requests over HTTP)`);
+      row('meta after the request, p50', percentile(metaAfterRequest, 50), 20);
+      row('meta after the request, p95', percentile(metaAfterRequest, 95), undefined);
       row('meta after the retrieval it waits for, p50', percentile(metaAfterRetrieval, 50), 5);
       row('meta after the retrieval it waits for, p95', percentile(metaAfterRetrieval, 95), undefined);
-      row('first chunk after the request, p50', percentile(firstChunk, 50), 50);
+      row('first chunk after the request, p50', percentile(firstChunk, 50), 30);
       row('first chunk after the request, p95', percentile(firstChunk, 95), undefined);
       row('  of which: access checks, conversation, stored question, p50', percentile(spans.prepare, 50), undefined);
       row('  of which: retrieval, p50', percentile(spans.retrieval, 50), undefined);

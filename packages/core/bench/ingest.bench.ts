@@ -86,7 +86,19 @@ try {
     }),
   );
   const writeMs = performance.now() - t;
-  console.log(`  write      ${(writeMs / chunkCount).toFixed(3)} ms/chunk = ${perSecond(chunkCount, writeMs)} chunks/s (one transaction per document, vector index present, concurrency ${concurrency})`);
+  console.log(`  write      ${(writeMs / chunkCount).toFixed(3)} ms/chunk = ${perSecond(chunkCount, writeMs)} chunks/s (one write per document, vector index present, concurrency ${concurrency})`);
+  // Its limit: the same chunk rows written server-side in one statement (INSERT ... SELECT) into
+  // an empty table of the same shape and indexes, as the request-path benchmark defines it.
+  await sql`create table chunks_limit (like chunks including all)`.execute(database.db);
+  const columns = (
+    await sql<{ column_name: string }>`select column_name from information_schema.columns
+      where table_name = 'chunks' and is_generated = 'NEVER' order by ordinal_position`.execute(database.db)
+  ).rows.map((r) => sql.ref(r.column_name));
+  t = performance.now();
+  await sql`insert into chunks_limit (${sql.join(columns)}) select ${sql.join(columns)} from chunks`.execute(database.db);
+  const limitMs = performance.now() - t;
+  await sql`drop table chunks_limit`.execute(database.db);
+  console.log(`  limit      ${perSecond(chunkCount, limitMs)} chunks/s (the same rows, INSERT ... SELECT): the write is ${(limitMs / writeMs).toFixed(2)}x of it`);
 
   // The same versions again, written in batches of 32 documents per transaction, into an emptied
   // store: rewriting in place would re-insert vectors the index still holds (its dead entries),

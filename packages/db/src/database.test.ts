@@ -28,6 +28,7 @@ const MIGRATIONS = [
   '20261127T1500_namespace_statistics',
   '20261202T0100_sources',
   '20261202T0200_chunk_pages',
+  '20261202T0430_write_documents',
 ];
 
 describe.each(kinds)('schema on %s', (kind) => {

@@ -21,7 +21,9 @@ export interface StoredParent {
   content: string;
 }
 
-type Child = StoredChild & { id: string; documentId: string; parentId: string | null; namespace: string };
+/** A row and the 1-based position of its document among the versions written. */
+type Child = StoredChild & { id: string; doc: number; parentId: string | null; namespace: string };
+type Parent = StoredParent & { id: string; doc: number };
 
 export interface DocumentVersion {
   namespace: string;
@@ -347,113 +349,74 @@ export class DocumentsRepository {
   }
 
   /**
-   * Any number of document versions in one transaction (bulk ingestion batches them): a
-   * handful of statements for the whole batch, whatever its size. Versions must have distinct
-   * (namespace, slug) pairs.
+   * Any number of document versions in one transaction (bulk ingestion batches them) and, unless
+   * the store wants a large write's vectors in several statements, in one statement: the store's
+   * write_documents function (its migration says how it locks, skips and replaces). Versions must
+   * have distinct (namespace, slug) pairs.
    */
-  writeVersions(versions: readonly DocumentVersion[]): Promise<Array<{ documentId: string; skipped: boolean }>> {
-    if (versions.length === 0) return Promise.resolve([]);
-    return this.db.transaction().execute(async (trx) => {
-      const keys = [...new Set(versions.map((v) => documentLockKey(v.namespace, v.slug)))].sort();
-      // Sorted, so two batches that share documents take their locks in the same order.
-      await sql`select pg_advisory_xact_lock(k) from unnest(${keys}::bigint[]) as k order by k`.execute(trx);
-      const existing = await sql<{ id: string; namespace: string; slug: string; content_hash: string }>`
-        select d.id, d.namespace, d.slug, d.content_hash
-        from documents d
-        join unnest(${versions.map((v) => v.namespace)}::text[], ${versions.map((v) => v.slug)}::text[]) as k(namespace, slug)
-          on d.namespace = k.namespace and d.slug = k.slug`.execute(trx);
-      const byKey = new Map(existing.rows.map((r) => [`${r.namespace}\u0000${r.slug}`, r]));
-      const changed = versions.filter((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.content_hash !== v.contentHash);
-      if (changed.length > 0) {
-        // Under the locks, what `existing` read is what is stored: a replaced document keeps its
-        // id, a new one gets its id here, so its rows can be written in the same statement.
-        const ids = new Map(changed.map((v) => [`${v.namespace}\u0000${v.slug}`, byKey.get(`${v.namespace}\u0000${v.slug}`)?.id ?? randomUUID()]));
-        const replaced = changed.map((v) => byKey.get(`${v.namespace}\u0000${v.slug}`)?.id).filter((id): id is string => id !== undefined);
-        if (replaced.length > 0) {
-          await trx.deleteFrom('chunks').where('document_id', 'in', replaced).execute();
-          await trx.deleteFrom('parent_chunks').where('document_id', 'in', replaced).execute();
-        }
-        await this.insertDocuments(trx, changed.map((v) => ({ documentId: ids.get(`${v.namespace}\u0000${v.slug}`)!, version: v })));
-        for (const v of changed) byKey.set(`${v.namespace}\u0000${v.slug}`, { id: ids.get(`${v.namespace}\u0000${v.slug}`)!, namespace: v.namespace, slug: v.slug, content_hash: '' });
-      }
-      const changedSet = new Set(changed);
-      return versions.map((v) => ({ documentId: byKey.get(`${v.namespace}\u0000${v.slug}`)!.id, skipped: !changedSet.has(v) }));
-    });
-  }
-
-  /**
-   * Documents with their parents and children: one statement (namespaces, documents, parents and
-   * children as data-modifying CTEs, whose foreign keys are checked at its end) with array
-   * parameters, a handful of parameters whatever the number of rows, so it stays cheap to parse
-   * and plan. A store that wants a large document's vectors in several statements
-   * (Database.vectorRowsPerStatement) gets the rest of its children in statements of their own.
-   */
-  private async insertDocuments(trx: Transaction<DB>, items: Array<{ documentId: string; version: DocumentVersion }>): Promise<void> {
-    const parents: Array<{ id: string; documentId: string; ordinal: number; headingPath: string; content: string }> = [];
+  async writeVersions(versions: readonly DocumentVersion[]): Promise<Array<{ documentId: string; skipped: boolean }>> {
+    if (versions.length === 0) return [];
+    const parents: Parent[] = [];
     const children: Child[] = [];
-    for (const { documentId, version } of items) {
+    for (const [i, version] of versions.entries()) {
+      const doc = i + 1;
       const parentIds = new Map<number, string>();
       for (const p of version.parents) {
         const id = randomUUID();
         parentIds.set(p.ordinal, id);
-        parents.push({ id, documentId, ordinal: p.ordinal, headingPath: p.headingPath, content: p.content });
+        parents.push({ id, doc, ordinal: p.ordinal, headingPath: p.headingPath, content: p.content });
       }
       for (const c of version.children) {
-        children.push({ ...c, id: randomUUID(), documentId, parentId: parentIds.get(c.parentOrdinal) ?? null, namespace: version.namespace });
+        children.push({ ...c, id: randomUUID(), doc, parentId: parentIds.get(c.parentOrdinal) ?? null, namespace: version.namespace });
       }
     }
-    const versions = items.map((i) => i.version);
-    const slice = Math.min(this.database.vectorRowsPerStatement, children.length);
-    const first = children.slice(0, slice);
-    // Only namespaces not there yet: ON CONFLICT on a row another open transaction inserted
-    // would wait for that transaction, serialising concurrent batches.
-    const written = await sql<{ id: string }>`
-      with namespace_rows as (
-        insert into namespaces (id)
-        select id from unnest(${[...new Set(versions.map((v) => v.namespace))]}::text[]) as t(id)
-        where not exists (select 1 from namespaces n where n.id = t.id)
-        on conflict (id) do nothing
-      ),
-      document_rows as (
-        insert into documents (id, namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
-        select id, namespace, slug, title, metadata::jsonb, content_hash, chunk_count, content, url, folder
-        from unnest(${items.map((i) => i.documentId)}::uuid[], ${versions.map((v) => v.namespace)}::text[], ${versions.map((v) => v.slug)}::text[],
-                    ${versions.map((v) => v.title)}::text[], ${versions.map((v) => JSON.stringify(v.metadata))}::text[],
-                    ${versions.map((v) => v.contentHash)}::text[], ${versions.map((v) => v.children.length)}::int[],
-                    ${versions.map((v) => v.content ?? null)}::text[], ${versions.map((v) => v.url ?? null)}::text[],
-                    ${versions.map((v) => v.folder ?? null)}::text[])
-          as t(id, namespace, slug, title, metadata, content_hash, chunk_count, content, url, folder)
-        on conflict (namespace, md5(slug)) do update set
-          title = excluded.title, metadata = excluded.metadata, content_hash = excluded.content_hash,
-          chunk_count = excluded.chunk_count, content = excluded.content, url = excluded.url,
-          folder = coalesce(excluded.folder, documents.folder), updated_at = now()
-        returning id
-      ),
-      parent_rows as (
-        insert into parent_chunks (id, document_id, ordinal, heading_path, content)
-        select * from unnest(${parents.map((p) => p.id)}::uuid[], ${parents.map((p) => p.documentId)}::uuid[],
-                             ${parents.map((p) => p.ordinal)}::int[], ${parents.map((p) => p.headingPath)}::text[],
-                             ${parents.map((p) => p.content)}::text[])
-      ),
-      child_rows as (${await this.childrenInsert(trx, first)})
-      select id from document_rows`.execute(trx);
-    // Every writer and deleter holds the documents' locks, so each row is the one this statement meant.
-    const expected = new Set(items.map((i) => i.documentId));
-    if (written.rows.length !== expected.size || written.rows.some((r) => !expected.has(r.id))) {
-      throw new Error('a document was written under another id than the one read under its lock');
-    }
-    for (let start = slice; start < children.length; start += slice) {
-      await (await this.childrenInsert(trx, children.slice(start, start + slice))).execute(trx);
-    }
+    const slice = this.database.vectorRowsPerStatement;
+    if (children.length <= slice) return this.callWrite(this.db, versions, parents, children);
+    // The rest of the children, of the documents written, in statements of their own.
+    return this.db.transaction().execute(async (trx) => {
+      const results = await this.callWrite(trx, versions, parents, children.slice(0, slice));
+      const rest = children.slice(slice).filter((c) => !results[c.doc - 1]!.skipped);
+      for (let start = 0; start < rest.length; start += slice) {
+        await (await this.childrenInsert(trx, rest.slice(start, start + slice), (c) => results[c.doc - 1]!.documentId)).execute(trx);
+      }
+      return results;
+    });
   }
 
-  /** An insert statement of children (without executing it). */
-  private async childrenInsert(trx: Transaction<DB>, children: readonly Child[]) {
+  /** One call of write_documents: the versions with these of their rows. */
+  private async callWrite(
+    executor: Kysely<DB>,
+    versions: readonly DocumentVersion[],
+    parents: readonly Parent[],
+    children: readonly Child[],
+  ): Promise<Array<{ documentId: string; skipped: boolean }>> {
+    const keys = [...new Set(versions.map((v) => documentLockKey(v.namespace, v.slug)))].sort();
+    const embeddings = await this.database.vectorArrayParameter(executor, children.map((c) => c.embedding));
+    const { rows } = await sql<{ out_ord: number; out_id: string; out_skipped: boolean }>`
+      select out_ord, out_id, out_skipped from write_documents(
+        ${keys}::bigint[],
+        ${versions.map(() => randomUUID())}::uuid[], ${versions.map((v) => v.namespace)}::text[], ${versions.map((v) => v.slug)}::text[],
+        ${versions.map((v) => v.title)}::text[], ${versions.map((v) => JSON.stringify(v.metadata))}::text[],
+        ${versions.map((v) => v.contentHash)}::text[], ${versions.map((v) => v.children.length)}::int[],
+        ${versions.map((v) => v.content ?? null)}::text[], ${versions.map((v) => v.url ?? null)}::text[],
+        ${versions.map((v) => v.folder ?? null)}::text[],
+        ${parents.map((p) => p.id)}::uuid[], ${parents.map((p) => p.doc)}::int[], ${parents.map((p) => p.ordinal)}::int[],
+        ${parents.map((p) => p.headingPath)}::text[], ${parents.map((p) => p.content)}::text[],
+        ${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.doc)}::int[], ${children.map((c) => c.parentId)}::uuid[],
+        ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[], ${children.map((c) => c.content)}::text[],
+        ${children.map((c) => c.tokenCount)}::int[], ${children.map((c) => c.page ?? null)}::int[], ${embeddings})`.execute(executor);
+    const results = new Array<{ documentId: string; skipped: boolean }>(versions.length);
+    for (const row of rows) results[Number(row.out_ord) - 1] = { documentId: row.out_id, skipped: row.out_skipped };
+    return results;
+  }
+
+  /** An insert statement of children of written documents (without executing it). */
+  private async childrenInsert(trx: Transaction<DB>, children: readonly Child[], documentId: (child: Child) => string) {
     const embeddings = await this.database.vectorArrayParameter(trx, children.map((c) => c.embedding));
     return sql`
       insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding)
       select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding
-      from unnest(${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.documentId)}::uuid[],
+      from unnest(${children.map((c) => c.id)}::uuid[], ${children.map(documentId)}::uuid[],
                   ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
                   ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
                   ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],

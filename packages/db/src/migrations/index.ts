@@ -15,6 +15,7 @@ import { documentUrlsMigration } from './20261127T1400_document_urls.ts';
 import { namespaceStatisticsMigration } from './20261127T1500_namespace_statistics.ts';
 import { sourcesMigration } from './20261202T0100_sources.ts';
 import { chunkPagesMigration } from './20261202T0200_chunk_pages.ts';
+import { writeDocumentsMigration } from './20261202T0430_write_documents.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -44,6 +45,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261127T1500_namespace_statistics': namespaceStatisticsMigration,
         '20261202T0100_sources': sourcesMigration,
         '20261202T0200_chunk_pages': chunkPagesMigration,
+        '20261202T0430_write_documents': writeDocumentsMigration,
       };
     },
   };
