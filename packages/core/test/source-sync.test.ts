@@ -258,6 +258,19 @@ describe.each(kinds)('website sources on %s', (kind) => {
     expect(await documentsOf(id)).toHaveLength(2);
   });
 
+  it('says a page was refused because robots.txt answered a server error, not because its rules forbid it', async () => {
+    serveDocs(2);
+    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { sitemapUrl: `${site.url}/sitemap.xml`, maxDepth: 0 } });
+    await sync(id);
+    site.routes.set('/robots.txt', { body: 'down', contentType: 'text/plain', status: 503 });
+    const { source } = await sync(id);
+    expect(source.lastSync?.status).toBe('failed');
+    const { failures } = await service.failures(id, {});
+    expect(failures.length).toBe(2);
+    for (const failure of failures) expect(failure.reason).toBe('robots.txt answered 503: the host is not crawled this sync (RFC 9309)');
+    expect(await documentsOf(id)).toHaveLength(2);
+  });
+
   it('answers an unreachable start URL clearly', async () => {
     const port = new URL(site.url).port;
     await site.close();
