@@ -110,6 +110,12 @@ describe('convertFile: types', () => {
     expect((await convertFile({ bytes: pdf, mediaType: 'application/octet-stream', filename: 'a.pdf' })).format).toBe('pdf');
     expect((await convertFile({ bytes: pdf })).format).toBe('pdf');
     expect(await refusal(convertFile({ bytes: text('hello') }))).toMatchObject({ kind: 'unsupported' });
+    // An untyped image is named for what it is, not as a type that could not be told.
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+    expect(await refusal(convertFile({ bytes: png, mediaType: 'application/octet-stream', filename: 'diagram.bin' }))).toMatchObject({
+      kind: 'unsupported',
+      message: expect.stringMatching(/^The content is image\/png \(\.png\), a type the service does not read: send PDF/),
+    });
   });
 
   it('refuses content that is not its declared type, and unsupported types naming the supported ones', async () => {
