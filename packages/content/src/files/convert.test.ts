@@ -42,6 +42,12 @@ describe('convertFile: PDF', () => {
     expect(converted.title).toBe('Section 1');
   });
 
+  it("names a PDF without a metadata title by its cover title, not its first outline entry", async () => {
+    const converted = await convertFile({ bytes: await pdfKitPdf(2, { coverTitle: 'Shared MIME-info Database' }), mediaType: 'application/pdf' });
+    expect(converted.markdown).toMatch(/# Section 1\n/);
+    expect(converted.title).toBe('Shared MIME-info Database');
+  });
+
   it('reads a groff + Ghostscript PDF, pages without headings of their own kept apart', async () => {
     const converted = await convertFile({ bytes: ghostscriptPdf(), mediaType: 'application/pdf' });
     expect(converted.pages).toBeGreaterThanOrEqual(3);
