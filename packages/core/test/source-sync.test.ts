@@ -271,6 +271,22 @@ describe.each(kinds)('website sources on %s', (kind) => {
     expect(await documentsOf(id)).toHaveLength(2);
   });
 
+  it("lists only the last sync's failures: a broken link fixed since is not listed again", async () => {
+    site.routes.set('/docs/', { body: htmlPage('Start', '<p>The start page of the docs.</p><a href="/docs/a">A</a><a href="/docs/gone">Gone</a>') });
+    site.routes.set('/docs/a', { body: htmlPage('A', '<p>Page A describes the first part of the setup process.</p>') });
+    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { startUrl: `${site.url}/docs/`, pathPrefix: '/docs/' } });
+    const first = await sync(id);
+    expect(first.source.lastSync?.pages.failed).toBe(1);
+    expect((await service.failures(id, {})).failures).toEqual([expect.objectContaining({ url: `${site.url}/docs/gone`, httpStatus: 404 })]);
+    // The broken link is taken off the page: the next syncs have no failure, and list none.
+    site.routes.set('/docs/', { body: htmlPage('Start', '<p>The start page of the docs, fixed.</p><a href="/docs/a">A</a>') });
+    for (let i = 0; i < 2; i++) {
+      const { source } = await sync(id);
+      expect(source.lastSync).toMatchObject({ status: 'done', pages: expect.objectContaining({ failed: 0 }) });
+      expect((await service.failures(id, {})).failures).toEqual([]);
+    }
+  });
+
   it('answers an unreachable start URL clearly', async () => {
     const port = new URL(site.url).port;
     await site.close();
