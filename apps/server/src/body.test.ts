@@ -123,5 +123,8 @@ describe('a JSON object body', () => {
       expect(() => parseJsonObject(Buffer.from(text!))).toThrow(`Expected a JSON object as the body, not ${kind}`);
     }
     expect(() => parseJsonObject(Buffer.from('{"a":'))).toThrow(/^Malformed JSON body/);
+    // Text that only starts like a scalar is malformed JSON, not that scalar.
+    for (const text of ['not json', 'true-ish', '-x', '12 apples']) expect(() => parseJsonObject(Buffer.from(text))).toThrow(/^Malformed JSON body/);
+    expect(() => parseJsonObject(Buffer.from(' -1.5e3\n'))).toThrow('Expected a JSON object as the body, not a number');
   });
 });

@@ -165,11 +165,14 @@ export function parseJsonBody(body: Buffer): unknown {
  * for an object, an array or a string would be reported field by field, one per element.
  */
 export function parseJsonObject(body: Buffer): Record<string, unknown> {
-  // The first character tells the kind of value: another one is refused before it is parsed.
+  // The first character tells the kind of value: an array or a string is refused before it is parsed.
   const first = body.find((byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09);
   const kind = first === undefined || first === 0x7b ? undefined : JSON_KINDS.get(first);
-  if (kind !== undefined) throw new AppError('BAD_REQUEST', `Expected a JSON object as the body, not ${kind}`);
-  return parseJsonBody(body) as Record<string, unknown>;
+  if (first === 0x5b || first === 0x22) throw new AppError('BAD_REQUEST', `Expected a JSON object as the body, not ${kind}`);
+  // Other values are parsed first: a body that only starts like one (`not json`) is malformed, and said so.
+  const value = parseJsonBody(body);
+  if (kind !== undefined && (value === null || typeof value !== 'object')) throw new AppError('BAD_REQUEST', `Expected a JSON object as the body, not ${kind}`);
+  return value as Record<string, unknown>;
 }
 
 /** What JSON value a first character starts (those that can start one). */

@@ -271,6 +271,29 @@ describe.runIf(available)('sources in services mode: PostgreSQL, Redis and worke
     const docs = await json(await service.api(`/api/v1/documents?sourceId=${created.id}`, { key: adminKey }));
     expect(docs.total).toBe(6);
   }, 300_000);
+  it("ticks first one interval after a source is added (sync: false syncs nothing), and gives the next tick as Redis keeps it, which a manual sync does not move", async () => {
+    const created = await json(
+      await service.api('/api/v1/sources', {
+        method: 'POST',
+        key: adminKey,
+        json: { kind: 'website', name: 'Next tick', namespace: 'tech_docs', settings: { sitemapUrl: `${site.url}/sitemap.xml`, maxDepth: 0 }, scheduleMinutes: 60, sync: false },
+      }),
+    );
+    const queue = (service.services.jobs.queue as BullJobQueue).queue;
+    const tick = (await queue.getJobScheduler(sourceSchedulerId(created.id)))!.next!;
+    expect(tick - Date.now()).toBeGreaterThan(50 * 60_000);
+    expect(Date.parse(created.nextSyncAt)).toBe(tick);
+    const db = service.services.database.db;
+    const syncs = async () => (await sql<{ n: string }>`select count(*) as n from ingestion_jobs where type = 'source-sync' and payload->>'sourceId' = ${created.id}`.execute(db)).rows[0]!.n;
+    expect(await syncs()).toBe('0');
+    expect((await service.api(`/api/v1/sources/${created.id}/sync`, { method: 'POST', key: adminKey })).status).toBe(202);
+    await waitForSync(service, adminKey, created.id);
+    const after = await json(await service.api(`/api/v1/sources/${created.id}`, { key: adminKey }));
+    expect(after.lastSync).toMatchObject({ status: 'done' });
+    expect(Date.parse(after.nextSyncAt)).toBe((await queue.getJobScheduler(sourceSchedulerId(created.id)))!.next);
+    expect(Date.parse(after.nextSyncAt)).toBe(tick);
+  }, 120_000);
+
   it('ticks a schedule by itself in Redis: each tick is one sync, taken by one of the two workers', async () => {
     const created = await json(
       await service.api('/api/v1/sources', {

@@ -24,7 +24,7 @@ export async function pdfLibPdf(pages: number, options: { title?: string } = {})
 }
 
 /** A PDF by PDFKit with an outline entry per page (and a user password when given: RC4-encrypted). */
-export function pdfKitPdf(pages: number, options: { userPassword?: string } = {}): Promise<Uint8Array> {
+export function pdfKitPdf(pages: number, options: { userPassword?: string; coverTitle?: string } = {}): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const doc = new PDFKit({ autoFirstPage: false, ...(options.userPassword ? { userPassword: options.userPassword, pdfVersion: '1.4' as const } : {}) });
     const chunks: Buffer[] = [];
@@ -33,6 +33,8 @@ export function pdfKitPdf(pages: number, options: { userPassword?: string } = {}
     doc.on('error', reject);
     for (let p = 1; p <= pages; p++) {
       doc.addPage();
+      // A cover title above the first section, in no outline entry and no metadata (as LaTeX's hyperref sets it).
+      if (p === 1 && options.coverTitle) doc.font('Helvetica-Bold').fontSize(24).text(options.coverTitle);
       doc.outline.addItem(`Section ${p}`);
       doc.font('Helvetica-Bold').fontSize(16).text(`Section ${p}`);
       doc.font('Helvetica').fontSize(11);

@@ -258,6 +258,35 @@ describe.each(kinds)('website sources on %s', (kind) => {
     expect(await documentsOf(id)).toHaveLength(2);
   });
 
+  it('says a page was refused because robots.txt answered a server error, not because its rules forbid it', async () => {
+    serveDocs(2);
+    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { sitemapUrl: `${site.url}/sitemap.xml`, maxDepth: 0 } });
+    await sync(id);
+    site.routes.set('/robots.txt', { body: 'down', contentType: 'text/plain', status: 503 });
+    const { source } = await sync(id);
+    expect(source.lastSync?.status).toBe('failed');
+    const { failures } = await service.failures(id, {});
+    expect(failures.length).toBe(2);
+    for (const failure of failures) expect(failure.reason).toBe('robots.txt answered 503: the host is not crawled this sync (RFC 9309)');
+    expect(await documentsOf(id)).toHaveLength(2);
+  });
+
+  it("lists only the last sync's failures: a broken link fixed since is not listed again", async () => {
+    site.routes.set('/docs/', { body: htmlPage('Start', '<p>The start page of the docs.</p><a href="/docs/a">A</a><a href="/docs/gone">Gone</a>') });
+    site.routes.set('/docs/a', { body: htmlPage('A', '<p>Page A describes the first part of the setup process.</p>') });
+    const { id } = await service.create({ kind: 'website', name: 'Docs', namespace: 'user_docs', settings: { startUrl: `${site.url}/docs/`, pathPrefix: '/docs/' } });
+    const first = await sync(id);
+    expect(first.source.lastSync?.pages.failed).toBe(1);
+    expect((await service.failures(id, {})).failures).toEqual([expect.objectContaining({ url: `${site.url}/docs/gone`, httpStatus: 404 })]);
+    // The broken link is taken off the page: the next syncs have no failure, and list none.
+    site.routes.set('/docs/', { body: htmlPage('Start', '<p>The start page of the docs, fixed.</p><a href="/docs/a">A</a>') });
+    for (let i = 0; i < 2; i++) {
+      const { source } = await sync(id);
+      expect(source.lastSync).toMatchObject({ status: 'done', pages: expect.objectContaining({ failed: 0 }) });
+      expect((await service.failures(id, {})).failures).toEqual([]);
+    }
+  });
+
   it('answers an unreachable start URL clearly', async () => {
     const port = new URL(site.url).port;
     await site.close();

@@ -42,6 +42,12 @@ describe('convertFile: PDF', () => {
     expect(converted.title).toBe('Section 1');
   });
 
+  it("names a PDF without a metadata title by its cover title, not its first outline entry", async () => {
+    const converted = await convertFile({ bytes: await pdfKitPdf(2, { coverTitle: 'Shared MIME-info Database' }), mediaType: 'application/pdf' });
+    expect(converted.markdown).toMatch(/# Section 1\n/);
+    expect(converted.title).toBe('Shared MIME-info Database');
+  });
+
   it('reads a groff + Ghostscript PDF, pages without headings of their own kept apart', async () => {
     const converted = await convertFile({ bytes: ghostscriptPdf(), mediaType: 'application/pdf' });
     expect(converted.pages).toBeGreaterThanOrEqual(3);
@@ -110,6 +116,12 @@ describe('convertFile: types', () => {
     expect((await convertFile({ bytes: pdf, mediaType: 'application/octet-stream', filename: 'a.pdf' })).format).toBe('pdf');
     expect((await convertFile({ bytes: pdf })).format).toBe('pdf');
     expect(await refusal(convertFile({ bytes: text('hello') }))).toMatchObject({ kind: 'unsupported' });
+    // An untyped image is named for what it is, not as a type that could not be told.
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+    expect(await refusal(convertFile({ bytes: png, mediaType: 'application/octet-stream', filename: 'diagram.bin' }))).toMatchObject({
+      kind: 'unsupported',
+      message: expect.stringMatching(/^The content is image\/png \(\.png\), a type the service does not read: send PDF/),
+    });
   });
 
   it('refuses content that is not its declared type, and unsupported types naming the supported ones', async () => {

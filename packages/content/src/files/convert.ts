@@ -75,6 +75,8 @@ export async function convertFile(input: FileInput): Promise<ConvertedFile> {
   const sniffed = bytes.length > 0 ? await fileTypeFromBuffer(bytes) : undefined;
   const format = declared ?? sniffedFormat(sniffed);
   if (format === undefined) {
+    // Content of a known binary type the service does not read (an image): named, not "unknown".
+    if (sniffed) throw new FileConversionError('unsupported', `The content is ${describe(sniffed)}, a type the service does not read: send ${SUPPORTED_FILE_TYPES}`);
     throw new FileConversionError('unsupported', `The file's type could not be told (no type, no known extension): send ${SUPPORTED_FILE_TYPES}`);
   }
   const binary = format === 'pdf' || format === 'docx';

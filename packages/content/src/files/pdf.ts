@@ -5,7 +5,10 @@ import { pageMarker } from './markers.ts';
 /** A PDF's text as Markdown, a page marker before each page's text (see markers.ts). */
 export interface PdfText {
   markdown: string;
-  /** The document's own title (its metadata's Title), if it has one. */
+  /**
+   * The document's own title: its metadata's Title, else the largest line of its first page when
+   * it stands out as a heading (a cover title, which an outline often leaves out), if any.
+   */
   title: string | null;
   pages: number;
 }
@@ -170,6 +173,15 @@ export async function pdfToMarkdown(bytes: Uint8Array): Promise<PdfText> {
       if (typeof raw === 'string' && raw.trim() !== '') title = raw.replace(/\s+/g, ' ').trim();
     } catch {
       // No metadata: the caller names the document.
+    }
+    if (title === null) {
+      // Without a metadata title, the first page's largest heading-sized line names the document
+      // (a cover title set above the first outline entry, which would otherwise name it).
+      let cover: Line | undefined;
+      for (const line of pages[0] ?? []) {
+        if (line.size >= body * HEADING_SIZE_RATIO && line.text.length <= MAX_HEADING_CHARS && (!cover || line.size > cover.size)) cover = line;
+      }
+      if (cover) title = cover.text;
     }
     return { markdown: parts.join('\n').trim() + '\n', title, pages: pdf.numPages };
   } catch (error) {

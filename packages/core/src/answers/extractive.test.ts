@@ -64,6 +64,12 @@ describe('extractive answers', () => {
     expect(text).toMatch(/The default port is 1313\. \[1\]\n\nRead more: \[Server › Options\]\(https:\/\/docs\.example\.com\/server\/#options\) \[1\]\.$/);
   });
 
+  it("links a PDF's section by its page, as its source does, which PDF viewers open at", () => {
+    const pdf = { ...SERVER, url: 'https://docs.example.com/server.pdf', page: 3 };
+    const text = answer('What is the default port of the server?', [pdf]);
+    expect(text).toMatch(/Read more: \[Server › Options\]\(https:\/\/docs\.example\.com\/server\.pdf#page=3\) \[1\]\.$/);
+  });
+
   it('cites a section ending in code on a line of its own', () => {
     const code = passage('Run > Server', 'Run the development server:\n\n```sh\nhugo server\n```\n');
     expect(answer('How do I run the development server?', [code])).toBe('Run the development server:\n\n```sh\nhugo server\n```\n\n[1]');

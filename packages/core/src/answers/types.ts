@@ -73,10 +73,13 @@ export function sectionHeading(headingPath: string): string | undefined {
   return heading === '' ? undefined : heading;
 }
 
-/** The address of a passage's section (its document's, with the section's anchor), when the document has one. */
-export function sectionLink(passage: Pick<Passage, 'url' | 'headingPath'>): string | undefined {
+/**
+ * The address of a passage's section (its document's, with the section's anchor), when the
+ * document has one; a PDF's is its page (`#page=N`), which PDF viewers open at, as its source's.
+ */
+export function sectionLink(passage: Pick<Passage, 'url' | 'headingPath' | 'page'>): string | undefined {
   if (!passage.url) return undefined;
-  const anchor = sectionAnchor(passage.headingPath);
+  const anchor = passage.page !== undefined ? `page=${passage.page}` : sectionAnchor(passage.headingPath);
   return anchor ? `${passage.url}#${anchor}` : passage.url;
 }
 

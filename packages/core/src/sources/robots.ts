@@ -23,6 +23,8 @@ export interface RobotsRules {
   /** Seconds between requests the site asks for, if any. */
   crawlDelay: number | undefined;
   sitemaps: string[];
+  /** Why every page is refused when it is not the rules' doing (robots.txt answered a server error). */
+  refusal?: string;
 }
 
 export const ALLOW_ALL: RobotsRules = { isAllowed: () => true, crawlDelay: undefined, sitemaps: [] };

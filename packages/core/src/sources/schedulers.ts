@@ -31,9 +31,18 @@ export class BullSourceScheduler implements SourceScheduler {
     }
     await this.producer.queue.upsertJobScheduler(
       id,
-      { every: everyMinutes * this.minuteMs },
+      // The first tick one interval from now, as in embedded mode: BullMQ's own first tick of an
+      // `every` is at once, which would sync a source added with `sync: false`. A scheduler that
+      // exists with the same interval keeps its cadence (BullMQ ignores the start date then).
+      { every: everyMinutes * this.minuteMs, startDate: Date.now() + everyMinutes * this.minuteMs },
       { name: SOURCE_SCHEDULE_ENTRY, data: { jobId: '', sourceId }, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
     );
+  }
+
+  /** The scheduler's own next tick: it keeps its cadence whatever manual syncs happen between. */
+  async next(sourceId: string): Promise<Date | undefined> {
+    const next = (await this.producer.queue.getJobScheduler(sourceSchedulerId(sourceId)))?.next;
+    return next === undefined ? undefined : new Date(next);
   }
 }
 

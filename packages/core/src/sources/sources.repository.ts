@@ -275,6 +275,9 @@ export class SourcesRepository {
       .select(PAGE_RECORD_COLUMNS)
       .where('source_id', '=', sourceId)
       .where('last_sync', '=', sync)
+      // Failed in this sync: a failed page it did not see (a broken link since fixed) is only
+      // marked missing by it (missing_syncs counts up), which is no failure of this sync.
+      .where('missing_syncs', '=', 0)
       .where('status', '=', 'failed');
     if (page.afterUrl !== undefined) query = query.where('url', '>', page.afterUrl);
     const rows = await query.orderBy('url').limit(page.limit + 1).execute();

@@ -55,6 +55,11 @@ export interface SourceFailureView {
 export interface SourceScheduler {
   /** Sets (or, with null, removes) the schedule of a source. */
   set(sourceId: string, everyMinutes: number | null): Promise<void>;
+  /**
+   * When the schedule ticks next, where the scheduler keeps its own time (BullMQ's, which a
+   * manual sync does not move); undefined leaves it to the store's `next_sync_at`.
+   */
+  next?(sourceId: string): Promise<Date | undefined>;
 }
 
 const failureCursor = {
@@ -239,7 +244,7 @@ export class SourcesService {
               finishedAt: record.last_sync_finished_at?.toISOString() ?? null,
               pages: { ...EMPTY_STATS, ...record.last_sync_stats },
             },
-      nextSyncAt: record.next_sync_at?.toISOString() ?? null,
+      nextSyncAt: record.schedule_minutes === null ? null : ((await this.scheduler?.next?.(record.id)) ?? record.next_sync_at)?.toISOString() ?? null,
       createdAt: record.created_at.toISOString(),
       updatedAt: record.updated_at.toISOString(),
     };

@@ -327,7 +327,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
           else if (error instanceof FetchFailedError && (error.reason === 'content-type' || error.reason === 'too-large')) result = ALLOW_ALL;
           else if (error instanceof FetchFailedError && error.reason === 'status') {
             log.warn({ origin, status: error.status }, 'robots.txt answered a server error: the host is not crawled this sync');
-            result = DISALLOW_ALL;
+            result = { ...DISALLOW_ALL, refusal: `robots.txt answered ${error.status ?? 'a server error'}: the host is not crawled this sync (RFC 9309)` };
           } else {
             throw new SourceSyncError(`${origin} could not be reached: ${failureReason(error, deps.fetch, ['text/plain'])}`, true);
           }
@@ -446,7 +446,7 @@ export async function syncWebsite(target: SyncTarget, deps: WebsiteSyncDeps, sig
     const rules = await rulesFor(parsed.origin, parsed.host);
     if (!rules.isAllowed(item.url)) {
       robotsRefused++;
-      await fail(item, `robots.txt disallows it for the user agent ${SOURCE_USER_AGENT}`, null, stored);
+      await fail(item, rules.refusal ?? `robots.txt disallows it for the user agent ${SOURCE_USER_AGENT}`, null, stored);
       return;
     }
     const storedOk = stored?.status === 'ok' && stored.document_id !== null;
