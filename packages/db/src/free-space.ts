@@ -54,6 +54,13 @@ export class FreeSpaceGuard {
 }
 
 /**
+ * The store's own functions that change data (its migrations define them): a `select` calling one
+ * writes as much as an insert does.
+ */
+export const WRITING_FUNCTIONS = ['write_documents'] as const;
+const CALLS_WRITING_FUNCTION = new RegExp(`\\b(${WRITING_FUNCTIONS.join('|')})\\s*\\(`, 'i');
+
+/**
  * Whether a statement changes data (and so needs disk). Reads, transaction control and settings do
  * not; nor do `create ... if not exists` (what opening an existing store runs) and VACUUM (which
  * gives space back).
@@ -62,6 +69,7 @@ export function isWriteStatement(sql: string): boolean {
   const text = sql.trimStart().slice(0, 4_000);
   if (/^create\b[^;(]*\bif\s+not\s+exists\b/i.test(text)) return false;
   if (/^(insert|update|delete|merge|copy|create|alter|drop|truncate|reindex|cluster|refresh)\b/i.test(text)) return true;
+  if (/^(select|with)\b/i.test(text) && CALLS_WRITING_FUNCTION.test(text)) return true;
   // A data-modifying common table expression: with ... as (insert/update/delete ...).
   return /^with\b/i.test(text) && /\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i.test(text);
 }

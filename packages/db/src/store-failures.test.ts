@@ -63,6 +63,7 @@ describe('the free-space guard', () => {
       'drop index chunks_embedding',
       'with moved as (delete from a returning *) insert into b select * from moved',
       'with t as (update conversations set next_turn = next_turn + 1 returning id) select id from t',
+      '      select out_ord, out_id, out_skipped from write_documents(\n $1::jsonb)',
     ]) {
       expect(isWriteStatement(statement), statement).toBe(true);
     }
