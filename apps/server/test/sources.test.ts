@@ -102,6 +102,10 @@ describe('sources over HTTP, embedded job runner', () => {
       [{ kind: 'website', name: 'x', namespace: 'user_docs', settings: { startUrl: 'https://x.example/', unknown: 1 } }, /unknown/],
       [{ kind: 'confluence', name: 'x', namespace: 'wiki', settings: { spaceKey: 'ENG', apiToken: 'secret' } }, /apiToken/],
       [{ kind: 'confluence', name: 'x', namespace: 'wiki', settings: { startUrl: 'https://x.example/' } }, /settings\.spaceKey/],
+      // A JSON body carries its own types: nothing is coerced ("false" would have read as true).
+      [{ kind: 'website', name: 'x', namespace: 'user_docs', settings: { startUrl: 'https://x.example/' }, sync: 'false' }, /sync: Invalid input: expected boolean/],
+      [{ kind: 'website', name: 'x', namespace: 'user_docs', settings: { startUrl: 'https://x.example/' }, sync: [0] }, /sync: Invalid input: expected boolean/],
+      [{ kind: 'website', name: 'x', namespace: 'user_docs', settings: { startUrl: 'https://x.example/' }, scheduleMinutes: '60' }, /scheduleMinutes/],
     ];
     for (const [body, message] of cases) {
       const res = await service.api('/api/v1/sources', { method: 'POST', key: adminKey, json: body });
