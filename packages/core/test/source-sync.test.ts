@@ -480,9 +480,14 @@ describe.each(kinds)('website sources on %s', (kind) => {
     const created = await service.get(id);
     expect(created.nextSyncAt).not.toBeNull();
     expect(await service.syncDue(new Date())).toBe(0);
+    // The sync is held at its sitemap until both checks have run: a sync that ended in between
+    // would have set its next time from the real clock, before this simulated hour.
+    let release!: () => void;
+    site.routes.set('/sitemap.xml', { ...site.routes.get('/sitemap.xml')!, hold: new Promise<void>((resolve) => (release = resolve)) });
     const later = new Date(Date.now() + 61 * 60_000);
     expect(await service.syncDue(later)).toBe(1);
     expect(await service.syncDue(later)).toBe(0);
+    release();
     await queue.whenIdle();
     expect((await service.get(id)).lastSync?.status).toBe('done');
   });

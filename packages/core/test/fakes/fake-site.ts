@@ -16,6 +16,8 @@ export interface FakeRoute {
   streamBytes?: number;
   /** A function of the request count of this path: a route that changes per request. */
   dynamic?: (count: number, url: URL) => FakeRoute;
+  /** The answer waits for this (a sync held mid-way until the test lets it go on). */
+  hold?: Promise<void>;
 }
 
 export interface FakeSite {
@@ -40,6 +42,11 @@ export async function startFakeSite(): Promise<FakeSite> {
   const userAgents = new Set<string>();
   let notModified = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const route = routes.get(new URL(req.url ?? '/', 'http://x').pathname);
+    if (route?.hold) void route.hold.then(() => serve(req, res));
+    else serve(req, res);
+  });
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const key = url.pathname + url.search;
     const count = (requests.get(key) ?? 0) + 1;
@@ -88,7 +95,7 @@ export async function startFakeSite(): Promise<FakeSite> {
       }
     }
     res.writeHead(status, headers).end(body);
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
