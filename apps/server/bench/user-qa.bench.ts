@@ -4,7 +4,7 @@
  * answer keys, questions the pages do not cover, three-question conversations), offline: built-in
  * embedder, embedded store. Both halves are printed in one run; tune on `dev` only.
  *
- *   pnpm --filter @kb/server exec tsx bench/user-qa.bench.ts [--corpora=hugo,fastapi] [--show=dev] [--keep=/tmp/user-qa] [--half=dev]
+ *   pnpm --filter @kb/server exec tsx bench/user-qa.bench.ts [--corpora=hugo,fastapi] [--show=dev] [--keep=/tmp/user-qa] [--half=dev] [--search-only]
  *
  * Per half:
  * - BM25 over whole pages (computed in the same run), `POST /search` hybrid and semantic: an
@@ -15,7 +15,9 @@
  * - not-covered questions answered "found nothing"; answerable ones answered "found nothing";
  * - the third question of a conversation: sources hold its page, against the same question alone;
  * - p50 time to the whole built-in answer, as a ratio to the p50 of hybrid search in the same run;
- * - results for a nonsense query in both search modes.
+ * - results for a nonsense query in both search modes;
+ * - how many of the question's words its answering page holds, for the questions hybrid's first 5
+ *   documents answer and for those they miss (what a ranking by words can see).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +46,8 @@ const { values } = parseArgs({
     keep: { type: 'string', default: '' },
     /** Only this half (`dev`: a quicker run while tuning); both by default. */
     half: { type: 'string', default: '' },
+    /** Search figures only (no chat, answers or conversations): a quicker run while tuning retrieval. */
+    'search-only': { type: 'boolean', default: false },
   },
 });
 
@@ -119,7 +123,13 @@ function retrievalSignals(results: ReadonlyArray<{ slug: string; score: number }
   const rareTogether = rarest.length < 2 || passages.some((t) => rarest.every((terms) => terms.some((x) => t.has(x))));
   return { gap, agreement: hybrid.filter((d) => semantic.includes(d)).length / 5, rareTogether };
 }
+/**
+ * Share of a question's words (extended stop words left out, stemmed) that its answering pages
+ * hold, the best page's, by whether hybrid search's first 5 documents held one: the vocabulary gap.
+ */
+const pageWords: Record<string, number[]> = {};
 const misses: string[] = [];
+const searchOnly = values['search-only'];
 const started = performance.now();
 
 for (const corpusName of corpora) {
@@ -148,6 +158,7 @@ for (const corpusName of corpora) {
         return res.json() as Promise<{ results: Array<{ slug: string; documentId: string; score: number }> }>;
       };
       const firstDocuments = (found: { results: Array<{ slug: string; documentId: string }> }) => [...new Map(found.results.map((r) => [r.documentId, r.slug])).values()].slice(0, 5);
+      const pageTerms = new Map(corpus.map((d) => [d.slug, termsOf(`${d.title}\n${d.content}`)]));
       for (const mode of ['hybrid', 'semantic'] as const) nonsense.push(`${corpusName} ${mode}: ${(await post('/search', { query: NONSENSE, mode, topK: 5 })).results.length}`);
       const extractive = services.answers.answerer;
       let lastRetrieval: Retrieval | undefined;
@@ -173,6 +184,17 @@ for (const corpusName of corpora) {
         const hybrid = firstDocuments(hybridFound);
         searchMs[q.split]!.push(performance.now() - t0);
         const semantic = firstDocuments(await post('/search', { query: q.question, mode: 'semantic', topK: 20 }));
+        if (searchOnly) {
+          if (!answerable) continue;
+          const holds = (slugs: readonly string[]) => slugs.some((s) => q.pages.includes(s));
+          count(q.split, 'bm25 top 5', holds(bm25.search(q.question, 5).map((h) => h.id)));
+          count(q.split, 'hybrid top 5', holds(hybrid));
+          count(q.split, 'semantic top 5', holds(semantic));
+          const asked = [...termsOf(q.question)];
+          const share = Math.max(0, ...q.pages.map((p) => asked.filter((t) => pageTerms.get(p)?.has(t)).length / Math.max(1, asked.length)));
+          (pageWords[`${q.split} ${holds(hybrid) ? 'found' : 'missed'}`] ??= []).push(share);
+          continue;
+        }
         const t1 = performance.now();
         const answer = await ask(extractive, q.question);
         answerMs[q.split]!.push(performance.now() - t1);
@@ -202,7 +224,7 @@ for (const corpusName of corpora) {
         }
       }
       const byId = new Map(mine.map((q) => [q.id, q]));
-      for (const c of conversations.filter((x) => x.corpus === corpusName)) {
+      for (const c of searchOnly ? [] : conversations.filter((x) => x.corpus === corpusName)) {
         let conversationId: string | undefined;
         let last;
         for (const id of c.turns) {
@@ -252,6 +274,13 @@ line('median words of a built-in answer outside code', [...HALVES.map((h) => p50
 line('p50 built-in answer, ms', [...HALVES.map((h) => p50(answerMs[h]!)), p50(all(answerMs))]);
 line('p50 answer / p50 hybrid search (same run)', [...HALVES.map((h) => p50(answerMs[h]!) / p50(searchMs[h]!)), p50(all(answerMs)) / p50(all(searchMs))]);
 console.log(`  results for "${NONSENSE}": ${nonsense.join(', ')}`);
+if (searchOnly) {
+  const median = (xs: number[] | undefined) => (xs && xs.length > 0 ? percentile(xs, 50).toFixed(2) : '-');
+  for (const half of HALVES) {
+    const at = (k: string) => pageWords[`${half} ${k}`];
+    console.log(`  ${half}: the answering page holds a median ${median(at('found'))} of the question's words where hybrid's first 5 hold it (${at('found')?.length ?? 0}), ${median(at('missed'))} where they miss it (${at('missed')?.length ?? 0})`);
+  }
+}
 if (values.show) {
   // What a cut-off on the built-in answerer's evidence would do on the half shown.
   const shown = evidence.filter((e) => e.half === values.show);
