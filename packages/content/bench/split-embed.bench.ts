@@ -6,8 +6,11 @@
  * SHA-256 and that of the children's vectors, so two versions of the splitter and the embedder
  * can be shown to store the same rows:
  *
- *   cd packages/content && pnpm exec tsx bench/split-embed.bench.ts [--corpus=DIR] [--passes=5]
- *     [--rows=FILE] [--compare=FILE]
+ *   cd packages/content && node --max-semi-space-size=32 --import tsx bench/split-embed.bench.ts
+ *     [--corpus=DIR] [--passes=5] [--rows=FILE] [--compare=FILE]
+ *
+ * (the server's young generation, as its start script sets it: the default one spends a fifth
+ * more on garbage collection here).
  *
  * --rows writes the rows; --compare reads rows written before and names the first that differs
  * (the process exits 1 if any does). A CPU profile: `node --cpu-prof --import tsx bench/...`.
