@@ -121,9 +121,14 @@ export class LexicalVectorizer {
       const s = stem(token);
       tfs.set(s, (tfs.get(s) ?? 0) + 1);
       if (WEAK_WORDS.has(token)) weak.add(s);
-      const parts = LETTERS_DIGITS.exec(token);
+      // Only a token ending in a digit can join letters and digits: most never run the pattern.
+      const last = token.charCodeAt(token.length - 1);
+      const parts = last >= 48 && last <= 57 ? LETTERS_DIGITS.exec(token) : null;
       if (parts) {
-        for (const p of [stem(parts[1]!), parts[2]!]) if (!EXTENDED_STOP_WORDS.has(p)) tfs.set(p, (tfs.get(p) ?? 0) + 1);
+        const letters = stem(parts[1]!);
+        if (!EXTENDED_STOP_WORDS.has(letters)) tfs.set(letters, (tfs.get(letters) ?? 0) + 1);
+        const digits = parts[2]!;
+        if (!EXTENDED_STOP_WORDS.has(digits)) tfs.set(digits, (tfs.get(digits) ?? 0) + 1);
       }
     }
     const vector = new Float32Array(this.dimension);
@@ -138,7 +143,8 @@ export class LexicalVectorizer {
       if (s.length >= LONG_STEM) w *= LONG_WEIGHT;
       if (weak.has(s)) w *= WEAK_WEIGHT;
       w *= share;
-      for (const slot of this.slots(s)) vector[slot >> 1]! += slot & 1 ? -w : w;
+      const slots = this.slots(s);
+      for (let r = 0; r < HASHES; r++) vector[slots[r]! >> 1]! += slots[r]! & 1 ? -w : w;
     }
     let norm2 = 0;
     for (let i = 0; i < vector.length; i++) norm2 += vector[i]! * vector[i]!;

@@ -15,6 +15,9 @@ describe('LocalEmbedder', () => {
     expect(await e.embed(texts, 'document')).toEqual(expected);
     expect(await e.embed(texts, 'query')).toEqual(expected);
     expect(Array.from(e.embedOne(texts[0]!, 'query'))).toEqual(expected[0]);
+    const vectors = await e.embedVectors(texts, 'document');
+    expect(vectors.every((vector) => vector instanceof Float32Array)).toBe(true);
+    expect(vectors.map((vector) => Array.from(vector))).toEqual(expected);
   });
 
   it('embeds a few thousand abstracts quickly', async () => {
@@ -32,5 +35,6 @@ describe('LocalEmbedder', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(new LocalEmbedder().embed(['x'], 'query', controller.signal)).rejects.toThrow();
+    await expect(new LocalEmbedder().embedVectors(['x'], 'document', controller.signal)).rejects.toThrow();
   });
 });

@@ -22,15 +22,23 @@ export class LocalEmbedder implements Embedder {
   }
 
   async embed(texts: readonly string[], inputType: EmbeddingInputType, signal?: AbortSignal): Promise<number[][]> {
+    return (await this.embedVectors(texts, inputType, signal)).map((vector) => Array.from(vector));
+  }
+
+  /**
+   * The same vectors as {@link embed}, as the Float32Arrays they are computed in: ingestion writes
+   * them as they are (a copy into an array of numbers is 1,024 values a chunk for nothing).
+   */
+  async embedVectors(texts: readonly string[], inputType: EmbeddingInputType, signal?: AbortSignal): Promise<Float32Array[]> {
     signal?.throwIfAborted();
-    const out: number[][] = [];
+    const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i++) {
       if (i % 64 === 63) {
         // Yield now and then so a large batch neither blocks the event loop nor ignores an abort.
         await new Promise<void>((resolve) => setImmediate(resolve));
         signal?.throwIfAborted();
       }
-      out.push(Array.from(this.embedOne(texts[i]!, inputType)));
+      out.push(this.embedOne(texts[i]!, inputType));
     }
     return out;
   }

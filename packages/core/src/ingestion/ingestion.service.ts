@@ -522,14 +522,14 @@ export class IngestionService {
     split ??= splitDocument({ title: input.title, content });
 
     // 6. One embedding call for all child chunks of the document.
-    let vectors: number[][] = [];
+    let vectors: ReadonlyArray<ArrayLike<number>> = [];
     if (split.children.length > 0) {
       try {
-        vectors = await this.embedder.embed(
-          split.children.map((c) => embeddingText(c.headingPath, c.content)),
-          'document',
-          signal,
-        );
+        const texts = split.children.map((c) => embeddingText(c.headingPath, c.content));
+        vectors =
+          this.embedder instanceof LocalEmbedder
+            ? await this.embedder.embedVectors(texts, 'document', signal)
+            : await this.embedder.embed(texts, 'document', signal);
       } catch (error) {
         if (signal?.aborted) throw error;
         this.logger.warn({ err: error, namespace: input.namespace, slug }, 'embedding failed; document left as it was');
