@@ -77,11 +77,11 @@ export class PassageRetriever {
     const maxDocuments = input.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
     if (input.mode === 'smart') return this.smart(input.message, history, namespaces, budget, maxDocuments, signal);
     const query = standaloneQuery(input.message, history);
-    const [{ results: hits, bestSimilarity }, wordFrequencies] = await Promise.all([
-      this.scored(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES),
-      this.options.sections.chunkFrequencies(contentWords(input.message).slice(0, MAX_WEIGHED_WORDS)),
-    ]);
-    const sections = await this.options.sections.sectionsOf(hits.map((h) => h.chunkId));
+    const { results: hits, bestSimilarity } = await this.scored(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
+    const { sections, wordFrequencies } = await this.options.sections.sectionsAndFrequencies(
+      hits.map((h) => h.chunkId),
+      contentWords(input.message).slice(0, MAX_WEIGHED_WORDS),
+    );
     const candidates = rankSections(hits.map((h) => ({ id: h.chunkId, score: h.score })), sections);
     // The documents in the search's own order: the pages a search for the question shows first are the answer's first sources.
     const documents = [...new Set(hits.map((h) => h.documentId))];
