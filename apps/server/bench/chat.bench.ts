@@ -123,6 +123,7 @@ try {
         await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
         await profiler.post('Profiler.start');
       }
+      const cpuBefore = process.cpuUsage();
       for (let r = 0; r < rounds; r++) {
         for (const q of questions) {
           const sent = performance.now();
@@ -140,12 +141,17 @@ try {
           firstChunk.push(chunkAt - sent);
         }
       }
+      // Client, server and (embedded) store share this process: its CPU time per request moves
+      // less with the machine's load than the latencies do.
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuPerRequest = (cpu.user + cpu.system) / 1000 / firstChunk.length;
       if (profiler) {
         const { profile } = await profiler.post('Profiler.stop');
         await writeFile(values.profile!, JSON.stringify(profile));
         profiler.disconnect();
       }
       console.log(`\nStream timings, ${mode} retrieval, built-in answerer (${firstChunk.length} requests over HTTP)`);
+      row('CPU time per request (client, server, store; mean)', cpuPerRequest, undefined);
       row('meta after the request, p50', percentile(metaAfterRequest, 50), 20);
       row('meta after the request, p95', percentile(metaAfterRequest, 95), undefined);
       row('meta after the retrieval it waits for, p50', percentile(metaAfterRetrieval, 50), 5);

@@ -4,7 +4,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type RawBuilder, type Transacti
 import pg from 'pg';
 import { VectorIndexDeferral, type BulkLoad } from './bulk-load.ts';
 import { migrationProvider } from './migrations/index.ts';
-import { PGliteDialect } from './pglite-dialect.ts';
+import { ConnectionActivity, PGliteDialect } from './pglite-dialect.ts';
 import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { EmbeddedVacuum } from './embedded-vacuum.ts';
@@ -279,8 +279,9 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
   for (const [name, value] of Object.entries(VECTOR_SEARCH_SETTINGS)) {
     await queryable.query('select set_config($1, $2, false)', [name, value]);
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable, guard && (() => guard.checkWrite())) });
-  const vacuum = new EmbeddedVacuum(db, undefined, options.embeddedVacuumIntervalMs);
+  const activity = new ConnectionActivity();
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(queryable, guard && (() => guard.checkWrite()), activity) });
+  const vacuum = new EmbeddedVacuum(db, undefined, options.embeddedVacuumIntervalMs, () => activity.quietFor());
   const database = wrap(db, null, 'pglite', description, embeddingDimension, async () => {
     await vacuum.stop();
     await db.destroy();

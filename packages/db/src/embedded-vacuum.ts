@@ -7,6 +7,10 @@ export const EMBEDDED_VACUUM_INTERVAL_MS = 5_000;
 const GROWTH_FRACTION = 0.2;
 /** ... and by at least this many pages (64 KB): small tables are not worth it. */
 const GROWTH_MIN_PAGES = 8;
+/** A scheduled round waits for the store to have been idle this long (its statements queue behind the round's) ... */
+const QUIET_MS = 100;
+/** ... but is put off for at most this many intervals in a row. */
+const MAX_DEFERRED_ROUNDS = 12;
 
 /**
  * PostgreSQL's autovacuum, as far as searches need it, for PGlite, which runs none. Without it a
@@ -15,11 +19,16 @@ const GROWTH_MIN_PAGES = 8;
  * instead of 21 (docs/benchmarks.md). A table is vacuumed and analysed when it has grown by a
  * fifth since its last vacuum, read from its size on disk (PGlite's statistics collector does not
  * report changed rows); a rewrite (a document ingested again) grows it too.
+ *
+ * The store has one connection, so a round (its look at the tables' sizes, then each vacuum)
+ * delays whatever request comes meanwhile: given how long the store has been idle
+ * (`quietFor`), a scheduled round waits for an idle moment, within a bound.
  */
 export class EmbeddedVacuum {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private deferred = 0;
   /** Tables vacuumed since the store opened (metrics). */
   runs = 0;
 
@@ -28,9 +37,20 @@ export class EmbeddedVacuum {
     /** A failed round (the store closing under it) is tried again at the next one. */
     private readonly onError: (error: unknown) => void = () => undefined,
     intervalMs: number = EMBEDDED_VACUUM_INTERVAL_MS,
+    /** Milliseconds since the store's connection was last in use (0: in use now). */
+    private readonly quietFor?: () => number,
   ) {
-    this.timer = setInterval(() => void this.run(), intervalMs);
+    this.timer = setInterval(() => void this.scheduled(), intervalMs);
     this.timer.unref();
+  }
+
+  private scheduled(): Promise<void> | undefined {
+    if (this.quietFor && this.quietFor() < QUIET_MS && this.deferred < MAX_DEFERRED_ROUNDS) {
+      this.deferred++;
+      return undefined;
+    }
+    this.deferred = 0;
+    return this.run();
   }
 
   /** Vacuums and analyses the tables that have grown enough; one round at a time. */

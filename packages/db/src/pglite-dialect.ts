@@ -22,16 +22,37 @@ export type WriteCheck = () => void;
  * driver hands it out to one user at a time: a transaction holds it from BEGIN to COMMIT and
  * queries of other callers wait, which keeps transactions from interleaving.
  */
+/** When the embedded store's one connection was last in use: its upkeep waits for a quiet store. */
+export class ConnectionActivity {
+  private held = 0;
+  private releasedAt = 0;
+
+  acquired(): void {
+    this.held++;
+  }
+
+  released(): void {
+    this.held--;
+    this.releasedAt = performance.now();
+  }
+
+  /** Milliseconds since the connection was last released; 0 while it is held. */
+  quietFor(): number {
+    return this.held > 0 ? 0 : performance.now() - this.releasedAt;
+  }
+}
+
 export class PGliteDialect implements Dialect {
   constructor(
     private readonly pglite: EmbeddedQueryable,
     private readonly checkWrite?: WriteCheck,
+    private readonly activity?: ConnectionActivity,
   ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.checkWrite);
+    return new PGliteDriver(this.pglite, this.checkWrite, this.activity);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -45,7 +66,11 @@ class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(pglite: EmbeddedQueryable, checkWrite?: WriteCheck) {
+  constructor(
+    pglite: EmbeddedQueryable,
+    checkWrite?: WriteCheck,
+    private readonly activity?: ConnectionActivity,
+  ) {
     this.connection = new PGliteConnection(pglite, checkWrite);
   }
 
@@ -56,6 +81,7 @@ class PGliteDriver implements Driver {
     const previous = this.tail;
     this.tail = new Promise<void>((resolve) => (release = resolve));
     await previous;
+    this.activity?.acquired();
     this.connection.release = release;
     return this.connection;
   }
@@ -74,6 +100,7 @@ class PGliteDriver implements Driver {
   }
 
   async releaseConnection(conn: DatabaseConnection): Promise<void> {
+    this.activity?.released();
     (conn as PGliteConnection).release?.();
   }
 

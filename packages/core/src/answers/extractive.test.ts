@@ -263,6 +263,15 @@ describe('extractive answers', () => {
     expect(blockText).not.toContain('brew');
   });
 
+  it('answers alike whether its passages were cut before, at other positions, or not', () => {
+    const deploy = passage('Deploy > Rsync', 'Copy the public directory to the server with rsync. The server then serves the site.');
+    const ask = (passages: Passage[]) => extractAnswer({ question: 'How does the server serve the site?', query: 'How does the server serve the site?', language: 'en', passages });
+    const fresh = ask([SERVER, deploy]);
+    ask([deploy, SERVER]);
+    expect(ask([SERVER, deploy])).toEqual(fresh);
+    expect(fresh.quoted.length).toBeGreaterThan(0);
+  });
+
   it('is deterministic', () => {
     const runs = new Set(Array.from({ length: 5 }, () => answer('How do I start the server on another port?', [SERVER])));
     expect(runs.size).toBe(1);

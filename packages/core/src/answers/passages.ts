@@ -12,6 +12,7 @@
  */
 import { EXTENDED_STOP_WORDS, analyze, estimateTokens } from '@kb/content';
 import type { Logger } from '../logger.ts';
+import { TextMemo } from '../text-memo.ts';
 import { reciprocalRankFusion } from '../search/fusion.ts';
 import type { SearchResult, SearchService } from '../search/search.service.ts';
 import { contentWords, feedbackTerms, standaloneQuery } from './query.ts';
@@ -77,11 +78,11 @@ export class PassageRetriever {
     const maxDocuments = input.maxDocuments ?? DEFAULT_MAX_DOCUMENTS;
     if (input.mode === 'smart') return this.smart(input.message, history, namespaces, budget, maxDocuments, signal);
     const query = standaloneQuery(input.message, history);
-    const [{ results: hits, bestSimilarity }, wordFrequencies] = await Promise.all([
-      this.scored(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES),
-      this.options.sections.chunkFrequencies(contentWords(input.message).slice(0, MAX_WEIGHED_WORDS)),
-    ]);
-    const sections = await this.options.sections.sectionsOf(hits.map((h) => h.chunkId));
+    const { results: hits, bestSimilarity } = await this.scored(query, namespaces, input.depth ?? STANDARD_DEPTH, signal, STANDARD_CANDIDATES);
+    const { sections, wordFrequencies } = await this.options.sections.sectionsAndFrequencies(
+      hits.map((h) => h.chunkId),
+      contentWords(input.message).slice(0, MAX_WEIGHED_WORDS),
+    );
     const candidates = rankSections(hits.map((h) => ({ id: h.chunkId, score: h.score })), sections);
     // The documents in the search's own order: the pages a search for the question shows first are the answer's first sources.
     const documents = [...new Set(hits.map((h) => h.documentId))];
@@ -203,7 +204,7 @@ function rankSections(hits: ReadonlyArray<{ id: string; score: number }>, sectio
 }
 
 /** Word trigrams of a text, for near-duplicate detection. */
-function shingles(text: string): Set<string> {
+function wordTrigrams(text: string): Set<string> {
   const terms = analyze(text, { stopWords: EXTENDED_STOP_WORDS });
   const out = new Set<string>();
   if (terms.length < 3) {
@@ -213,6 +214,9 @@ function shingles(text: string): Set<string> {
   for (let i = 0; i + 2 < terms.length; i++) out.add(`${terms[i]} ${terms[i + 1]} ${terms[i + 2]}`);
   return out;
 }
+
+/** {@link wordTrigrams} of passages, by their text (the sets are only read). */
+const shingles = new TextMemo(wordTrigrams, 256);
 
 function nearDuplicate(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
@@ -257,7 +261,7 @@ function assemble(candidates: readonly Candidate[], budget: number, maxDocuments
       }
     }
     if (tokens > budget - used) return;
-    const words = shingles(content);
+    const words = shingles.get(content);
     if (taken.some((t) => nearDuplicate(t, words))) return;
     taken.push(words);
     documents.add(section.documentId);

@@ -42,7 +42,32 @@ export class SectionsRepository {
   /** The sections of some chunks (in no particular order; unknown ids are left out). */
   async sectionsOf(chunkIds: readonly string[]): Promise<SectionHit[]> {
     if (chunkIds.length === 0) return [];
-    const rows = await sql<SectionHit>`
+    const rows = await sql<SectionHit>`${SectionsRepository.sections(chunkIds)}`.execute(this.db);
+    return rows.rows;
+  }
+
+  /**
+   * {@link sectionsOf} and {@link chunkFrequencies} in one statement: a standard retrieval needs
+   * both once its search is done, and on the embedded store each statement waits for the last.
+   */
+  async sectionsAndFrequencies(
+    chunkIds: readonly string[],
+    words: readonly string[],
+  ): Promise<{ sections: SectionHit[]; wordFrequencies: { chunks: number; frequencies: Map<string, number> } }> {
+    const chunks = await this.chunkCount();
+    const weighed = chunks === 0 ? [] : words;
+    if (chunkIds.length === 0 && weighed.length === 0) return { sections: [], wordFrequencies: { chunks, frequencies: new Map() } };
+    const { rows } = await sql<{ sections: SectionHit[] | null; frequencies: Record<string, number> | null }>`
+      select (select json_agg(s) from (${SectionsRepository.sections(chunkIds)}) s) as sections,
+             (select json_object_agg(f.word, f.df) from (${SectionsRepository.frequencies(weighed)}) f) as frequencies`.execute(this.db);
+    const found = rows[0]?.frequencies ?? {};
+    const frequencies = new Map<string, number>();
+    for (const word of weighed) if (word in found) frequencies.set(word, Number(found[word]));
+    return { sections: rows[0]?.sections ?? [], wordFrequencies: { chunks, frequencies } };
+  }
+
+  private static sections(chunkIds: readonly string[]) {
+    return sql`
       select c.id as "chunkId", c.ordinal as "chunkOrdinal", c.content as "chunkContent", c.token_count as "chunkTokens", c.page as "chunkPage",
              coalesce(p.id, c.id) as "sectionId", coalesce(p.ordinal, c.ordinal) as "sectionOrdinal",
              coalesce(p.heading_path, c.heading_path) as "headingPath", coalesce(p.content, c.content) as "sectionContent",
@@ -50,8 +75,18 @@ export class SectionsRepository {
       from chunks c
       join documents d on d.id = c.document_id
       left join parent_chunks p on p.id = c.parent_id
-      where c.id = any(${[...chunkIds]}::uuid[])`.execute(this.db);
-    return rows.rows;
+      where c.id = any(${[...chunkIds]}::uuid[])`;
+  }
+
+  /** Each word's chunks, as the full-text index analyses it (see {@link chunkFrequencies}). */
+  private static frequencies(words: readonly string[]) {
+    return sql`
+      select w.word, coalesce((
+        select min(coalesce(s.chunks, 0))
+        from unnest(tsvector_to_array(to_tsvector('english', w.word))) as l(lexeme)
+        left join term_stats s on s.term = l.lexeme
+      ), 0) as df
+      from unnest(${[...words]}::text[]) as w(word)`;
   }
 
   /**
@@ -64,13 +99,7 @@ export class SectionsRepository {
     const frequencies = new Map<string, number>();
     const chunks = await this.chunkCount();
     if (words.length === 0 || chunks === 0) return { chunks, frequencies };
-    const rows = await sql<{ word: string; df: string }>`
-      select w.word, coalesce((
-        select min(coalesce(s.chunks, 0))
-        from unnest(tsvector_to_array(to_tsvector('english', w.word))) as l(lexeme)
-        left join term_stats s on s.term = l.lexeme
-      ), 0) as df
-      from unnest(${[...words]}::text[]) as w(word)`.execute(this.db);
+    const rows = await sql<{ word: string; df: string }>`${SectionsRepository.frequencies(words)}`.execute(this.db);
     for (const row of rows.rows) frequencies.set(row.word, Number(row.df));
     return { chunks, frequencies };
   }

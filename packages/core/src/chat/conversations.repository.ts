@@ -1,4 +1,5 @@
 import type { Database, DB, StoredSource } from '@kb/db';
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { afterPosition, cursorPage, cursorTime, type KeysetPosition } from '../lists/keyset.ts';
 
@@ -53,7 +54,7 @@ function toConversation(row: {
 export class ConversationsRepository {
   private readonly db: Kysely<DB>;
 
-  constructor(private readonly database: Pick<Database, 'db' | 'reads' | 'transaction'>) {
+  constructor(private readonly database: Pick<Database, 'db' | 'reads'>) {
     this.db = database.db;
   }
 
@@ -72,7 +73,8 @@ export class ConversationsRepository {
    * turns), records the turn's language and namespaces, and stores the user's message with its
    * answer `answerId` as an empty answer marked interrupted. The turn is whole from the start: a
    * process that dies before the answer ends (killed, the database gone) leaves an answer marked
-   * interrupted, never a question without one nor a cut answer passing for complete.
+   * interrupted, never a question without one nor a cut answer passing for complete. One
+   * statement (its writes are one implicit transaction): it is on the way to a chat's first event.
    */
   async beginTurn(input: {
     conversationId?: string;
@@ -82,55 +84,49 @@ export class ConversationsRepository {
     namespaces: readonly string[];
     message: string;
   }): Promise<{ conversationId: string; turn: number }> {
-    return this.database.transaction(async (trx) => {
-      let conversationId = input.conversationId;
-      let turn: number;
-      if (conversationId === undefined) {
-        const created = await trx
-          .insertInto('conversations')
-          .values({ api_key_id: input.apiKeyId, language: input.language, sources: json([...input.namespaces].sort()), next_turn: 1 })
-          .returning(['id'])
-          .executeTakeFirstOrThrow();
-        conversationId = created.id;
-        turn = 1;
-      } else {
-        const updated = await sql<{ next_turn: number }>`
-          update conversations
-          set next_turn = next_turn + 1,
-              language = ${input.language},
-              updated_at = now(),
-              sources = (
-                select coalesce(jsonb_agg(distinct n order by n), '[]'::jsonb)
-                from jsonb_array_elements_text(sources || ${json(input.namespaces)}::jsonb) as n
-              )
-          where id = ${conversationId}
-          returning next_turn`.execute(trx);
-        const row = updated.rows[0];
-        if (!row) throw new Error(`conversation ${conversationId} vanished`);
-        turn = Number(row.next_turn);
-      }
-      await trx
-        .insertInto('messages')
-        .values([
-          { conversation_id: conversationId, role: 'user', content: input.message, sources: json([]), turn },
-          { id: input.answerId, conversation_id: conversationId, role: 'assistant', content: '', sources: json([]), turn, interrupted: true },
-        ])
-        .execute();
-      return { conversationId, turn };
-    });
+    const turn =
+      input.conversationId === undefined
+        ? sql`insert into conversations (api_key_id, language, sources, next_turn)
+              values (${input.apiKeyId}, ${input.language}, ${json([...input.namespaces].sort())}::jsonb, 1)
+              returning id, next_turn as turn`
+        : sql`update conversations
+              set next_turn = next_turn + 1,
+                  language = ${input.language},
+                  updated_at = now(),
+                  sources = (
+                    select coalesce(jsonb_agg(distinct n order by n), '[]'::jsonb)
+                    from jsonb_array_elements_text(sources || ${json(input.namespaces)}::jsonb) as n
+                  )
+              where id = ${input.conversationId}
+              returning id, next_turn as turn`;
+    const { rows } = await sql<{ id: string; turn: number }>`
+      with turn as (${turn}),
+      stored as (
+        insert into messages (id, conversation_id, role, content, sources, turn, interrupted)
+        select m.id, turn.id, m.role, m.content, '[]'::jsonb, turn.turn, m.interrupted
+        from turn cross join (values
+          (${randomUUID()}::uuid, 'user', ${input.message}::text, false, 0),
+          (${input.answerId}::uuid, 'assistant', '', true, 1)
+        ) as m(id, role, content, interrupted, position)
+        order by m.position
+      )
+      select id, turn from turn`.execute(this.db);
+    const row = rows[0];
+    if (!row) throw new Error(`conversation ${input.conversationId} vanished`);
+    return { conversationId: row.id, turn: Number(row.turn) };
   }
 
-  /** The answer of a turn begun with `answerId`: its text, its sources, and whether it was cut short. */
+  /** The answer of a turn begun with `answerId`: its text, its sources, and whether it was cut short (one statement). */
   async storeAnswer(input: { id: string; conversationId: string; content: string; sources: readonly StoredSource[]; interrupted: boolean }): Promise<void> {
-    await this.database.transaction(async (trx) => {
-      await trx
-        .updateTable('messages')
-        .set({ content: input.content, sources: json(input.sources), interrupted: input.interrupted })
-        .where('id', '=', input.id)
-        .where('conversation_id', '=', input.conversationId)
-        .execute();
-      await trx.updateTable('conversations').set({ updated_at: new Date() }).where('id', '=', input.conversationId).execute();
-    });
+    await sql`
+      with answer as (
+        update messages
+        set content = ${input.content}, sources = ${json(input.sources)}::jsonb, interrupted = ${input.interrupted}
+        where id = ${input.id} and conversation_id = ${input.conversationId}
+        returning conversation_id
+      )
+      update conversations set updated_at = now()
+      where id = ${input.conversationId}`.execute(this.db);
   }
 
   /** Every message of a conversation, in order (each turn's question before its answer). */
