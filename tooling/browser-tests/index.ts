@@ -82,7 +82,11 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   });
   const url = await new Promise<string>((resolve, reject) => {
     // A bound on a hang, not on speed: a start-up took over 90 s at load 18 on 2 cores.
-    const timer = setTimeout(() => reject(new Error(`The server did not start within 120 s:\n${output}${errors}`)), 120_000);
+    const timer = setTimeout(() => {
+      // Stopped, or it would serve on past the suite (one was found running 40 minutes later).
+      child.kill('SIGKILL');
+      reject(new Error(`The server did not start within 120 s:\n${output}${errors}`));
+    }, 120_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const line = output.split('\n').find((text) => text.includes('knowledge base service listening'));
