@@ -1,4 +1,5 @@
 import { kbVitestConfig } from '@kb/vitest-config';
 
 // The browser tests start servers and Chromium once per file and drive one page through its steps.
-export default kbVitestConfig({ include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 120_000 });
+// The preset's timeouts (120 s a test, 180 s a hook) leave room for a start-up on a busy machine.
+export default kbVitestConfig({ include: ['test/**/*.test.ts'] });

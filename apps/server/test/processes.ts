@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { TEST_REDIS_URL } from '@kb/db/testing';
+
+// For suites of packages that start the server but do not depend on the store package.
+export { seedEmbeddedStore } from '@kb/db/testing';
 import { entryArgs } from '@kb/vitest-config/entry';
 import { Redis } from 'ioredis';
 
@@ -35,7 +38,7 @@ export async function waitFor(url: string, ms = 120_000, process?: ChildProcess)
     } catch {
       // not up yet
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} did not come up`);
 }

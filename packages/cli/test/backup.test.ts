@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ApiKeysRepository, ApiKeysService } from '@kb/core';
 import { createDatabase, readBackupEvents, writeBackup, type Database, type TableSummary } from '@kb/db';
 import { createEmptyPostgresDatabase, fillEveryTable, isPostgresAvailable, seedEmbeddedStore } from '@kb/db/testing';
+import { entryArgs } from '@kb/vitest-config/entry';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT, run, start } from './process.ts';
@@ -132,13 +133,14 @@ describe.runIf(postgres)('kb backup and kb restore', () => {
     const file = join(work, `interrupt-${kind}.kbb`);
     expect((await kb(['backup', file], embedded(source.dir))).code).toBe(0);
     const target: Storage = kind === 'postgres' ? { url: await emptyPostgres() } : { dir: join(work, `interrupt-${kind}`) };
-    // An empty, migrated store to restore into.
+    // An empty, migrated store to restore into (the embedded one copied from one made once per machine).
+    if ('dir' in target) await seedEmbeddedStore(target.dir);
     await withStore(target, (database) => database.migrate());
     const empty = await summaries(target);
 
     // The restore reads its input from a pipe that delivers the first part of the file and then
     // nothing: it is mid-transaction, rows written, when it is killed.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'restore', '-'], {
+    const child = spawn(process.execPath, [...entryArgs(ROOT, 'packages/cli/src/main.ts'), 'restore', '-'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...('url' in target ? onPostgres(target.url) : embedded(target.dir)) },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -206,7 +208,7 @@ describe('kb backup from a running server', () => {
           // starting
         }
         if (Date.now() > deadline) throw new Error('server did not start');
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 50));
       }
       // The store belongs to the server: a direct backup is refused and says how instead.
       const locked = await kb(['backup', join(work, 'locked.kbb')], embedded(source.dir));

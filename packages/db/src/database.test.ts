@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, dropVectorIndex, indexedDimension, shortlistSize, StoreLockedError } from './index.ts';
-import { createEmptyPostgresDatabase, createTestDatabase, testStoreKinds } from './testing.ts';
+import { createEmptyPostgresDatabase, createTestDatabase, seedEmbeddedStore, testStoreKinds } from './testing.ts';
 import { buildMemoryMb, createVectorIndex, ensureVectorIndex, vectorDistance } from './vector-index.ts';
 
 const kinds = await testStoreKinds();
@@ -199,6 +199,8 @@ describe.each(kinds)('vector index builds on %s', (kind) => {
 describe('the embedded store on disk', () => {
   it('runs with the page cache it is given, PGlite\'s default otherwise', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-db-'));
+    // A store made once per machine: a new store's initdb is not what this test is about.
+    await seedEmbeddedStore(dir);
     const sharedBuffers = async (database: Awaited<ReturnType<typeof createDatabase>>) =>
       (await sql<{ s: string }>`select current_setting('shared_buffers') as s`.execute(database.db)).rows[0]!.s;
     try {
@@ -249,6 +251,7 @@ describe('embedded store lock', () => {
   it('refuses a second opener while the first holds the store, in this process and another', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-lock-'));
     dirs.push(dir);
+    await seedEmbeddedStore(dir);
     const owner = await createDatabase({ kind: 'pglite', dataDir: dir });
     try {
       await expect(createDatabase({ kind: 'pglite', dataDir: dir })).rejects.toBeInstanceOf(StoreLockedError);
@@ -269,6 +272,7 @@ describe('embedded store lock', () => {
   it('takes over a lock left by a dead process', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-lock-'));
     dirs.push(dir);
+    await seedEmbeddedStore(dir);
     const child = spawnSync(process.execPath, ['-e', 'process.exit(0)']);
     const deadPid = child.pid!;
     const { writeFileSync } = await import('node:fs');
