@@ -17,6 +17,9 @@
  *       - vector: the candidate's cosine from the vector ranking.
  *     Each signal is normalised over the candidates (BM25 divided by the best candidate's, cosine
  *     min-max over the vector hits) and the three are combined as a weighted mean.
+ *     The search statement computes the same from the analysis each chunk stores at ingestion
+ *     ({@link storedLexicalTerms}; SearchRepository.hybridCandidates), so that only the results'
+ *     texts are read; hybridRank ranks from texts where those are not stored.
  *
  * Score semantics: the fused score is in 0..1, the weighted mean of the three normalised signals:
  * 1 = the best chunk lexically, in the best document, and the top vector hit. It is relative to the
