@@ -506,6 +506,11 @@ export class SearchRepository {
    * then BM25 over the chunks that hold those words together, not over all: a chunk that holds
    * one of them often but not the others is missed (and none when no chunk holds them together),
    * which fusion with the vector ranking covers.
+   *
+   * With `rescore`, the statement also ranks the candidates as hybridRank would (see
+   * {@link rescoringCtes}) and returns the results only, texts included, as `ranked`: when the
+   * first round settles the lexical ranking and every candidate has its terms stored. Otherwise
+   * it returns the candidates with their texts, as without it, for the caller to rank.
    */
   async hybridCandidates(input: {
     query: string;
