@@ -443,7 +443,7 @@ export class SearchRepository {
         join chunks c on c.id = p.id
       ),
       term_counts as materialized (
-        select p.id, p.document_id, q.term, q.ord, q.idf, (p.counts ->> q.term)::int as f
+        select p.id, p.document_id, p.length, q.term, q.ord, q.idf, (p.counts ->> q.term)::int as f
         from pool_terms p cross join query_terms_idf q
         where p.counts ? q.term
       ),
@@ -455,17 +455,27 @@ export class SearchRepository {
         ) a
       ),
       chunk_scores as materialized (
-        select p.id, p.document_id, p.similarity,
-               coalesce((select sum(${bm25(sql`t.f`, sql`p.length`, sql`a.chunk`)} order by t.ord) from term_counts t where t.id = p.id), 0) as score,
-               exists (select from term_counts t where t.id = p.id) as has_term
-        from pool_terms p cross join averages a
+        select p.id, p.document_id, p.similarity, coalesce(s.score, 0) as score, s.id is not null as has_term
+        from pool_terms p
+        left join (
+          select t.id, sum(${bm25(sql`t.f`, sql`t.length`, sql`a.chunk`)} order by t.ord) as score
+          from term_counts t cross join averages a
+          group by t.id
+        ) s on s.id = p.id
+      ),
+      document_lengths as materialized (
+        select document_id, sum(length) as length from pool_terms group by document_id
       ),
       document_scores as materialized (
-        select d.document_id,
-               coalesce((select sum(${bm25(sql`t.f`, sql`d.length`, sql`a.document`)} order by t.ord)
-                         from (select term, min(ord) as ord, min(idf) as idf, sum(f) as f
-                               from term_counts where document_id = d.document_id group by term) t), 0) as score
-        from (select document_id, sum(length) as length from pool_terms group by document_id) d cross join averages a
+        select d.document_id, coalesce(s.score, 0) as score
+        from document_lengths d
+        left join (
+          select t.document_id, sum(${bm25(sql`t.f`, sql`l.length`, sql`a.document`)} order by t.ord) as score
+          from (select document_id, term, min(ord) as ord, min(idf) as idf, sum(f) as f from term_counts group by document_id, term) t
+          join document_lengths l on l.document_id = t.document_id
+          cross join averages a
+          group by t.document_id
+        ) s on s.document_id = d.document_id
       ),
       normalised as materialized (
         select c.id, c.has_term, c.score as chunk, d.score as document, c.similarity,
