@@ -26,6 +26,7 @@ import {
   IngestionService,
   JobRunner,
   JobsRepository,
+  LexicalTermsBackfill,
   OpenApiIngestion,
   SearchService,
   SearchUseCase,
@@ -138,6 +139,8 @@ export function createServices(deps: {
   const storeScheduler = queue instanceof InProcessJobQueue ? new StoreSourceScheduler(sources, logger, config.sources.scheduleCheckMs) : null;
   sources.useScheduler(queue instanceof BullJobQueue ? new BullSourceScheduler(queue) : storeScheduler!);
   const metrics = createProcessMetrics(config, { database, jobs: jobsRepository, queue }, deps.process ?? 'server');
+  let backfill: AbortController | undefined;
+  let filling: Promise<void> | undefined;
   return {
     config,
     database,
@@ -170,12 +173,17 @@ export function createServices(deps: {
     documents: new DocumentsService(database, logger),
     queryLog,
     async start() {
+      // Chunks written before they stored their hybrid ranking terms get them, in the background.
+      backfill = new AbortController();
+      filling = new LexicalTermsBackfill(database).start(logger, backfill.signal);
       if (queue instanceof InProcessJobQueue) await queue.start();
       storeScheduler?.start();
       faq.start();
       queryLog.start();
     },
     async stop() {
+      backfill?.abort();
+      await filling;
       await storeScheduler?.stop();
       await queue.close();
       await usage.stop();

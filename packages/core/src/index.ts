@@ -47,6 +47,7 @@ export type { ContextPassage, ContextRequest, ContextResult } from './context/co
 export { HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridRank } from './search/hybrid.ts';
 export type { HybridCandidate, HybridStatistics, RankedHit } from './search/hybrid.ts';
 export { rocchio } from './search/prf.ts';
+export { LEXICAL_TERMS_BATCH, LexicalTermsBackfill } from './search/lexical-terms.backfill.ts';
 export { UrlIngestion } from './ingestion/url-ingestion.ts';
 export { FileIngestion, fileRefusal } from './ingestion/file-ingestion.ts';
 export type { FileOutcome, IngestFileInput, IngestFileResult } from './ingestion/file-ingestion.ts';

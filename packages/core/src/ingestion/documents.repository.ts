@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, DB } from '@kb/db';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { afterPosition, cursorPage, cursorTime, type KeysetPosition } from '../lists/keyset.ts';
+import { chunkSearchText, storedLexicalTerms } from '../search/hybrid.ts';
 import { documentLockKey } from './content-hash.ts';
 
 export interface StoredChild {
@@ -22,7 +23,7 @@ export interface StoredParent {
 }
 
 /** A row and the 1-based position of its document among the versions written. */
-type Child = StoredChild & { id: string; doc: number; parentId: string | null; namespace: string };
+type Child = StoredChild & { id: string; doc: number; parentId: string | null; namespace: string; lexicalTerms: string };
 type Parent = StoredParent & { id: string; doc: number };
 
 export interface DocumentVersion {
@@ -367,7 +368,15 @@ export class DocumentsRepository {
         parents.push({ id, doc, ordinal: p.ordinal, headingPath: p.headingPath, content: p.content });
       }
       for (const c of version.children) {
-        children.push({ ...c, id: randomUUID(), doc, parentId: parentIds.get(c.parentOrdinal) ?? null, namespace: version.namespace });
+        children.push({
+          ...c,
+          id: randomUUID(),
+          doc,
+          parentId: parentIds.get(c.parentOrdinal) ?? null,
+          namespace: version.namespace,
+          // What hybrid searches rescore the chunk from (see storedLexicalTerms).
+          lexicalTerms: storedLexicalTerms(chunkSearchText(c.headingPath, c.content)),
+        });
       }
     }
     const slice = this.database.vectorRowsPerStatement;
@@ -404,7 +413,8 @@ export class DocumentsRepository {
         ${parents.map((p) => p.headingPath)}::text[], ${parents.map((p) => p.content)}::text[],
         ${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.doc)}::int[], ${children.map((c) => c.parentId)}::uuid[],
         ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[], ${children.map((c) => c.content)}::text[],
-        ${children.map((c) => c.tokenCount)}::int[], ${children.map((c) => c.page ?? null)}::int[], ${embeddings})`.execute(executor);
+        ${children.map((c) => c.tokenCount)}::int[], ${children.map((c) => c.page ?? null)}::int[], ${embeddings},
+        ${children.map((c) => c.lexicalTerms)}::text[])`.execute(executor);
     const results = new Array<{ documentId: string; skipped: boolean }>(versions.length);
     for (const row of rows) results[Number(row.out_ord) - 1] = { documentId: row.out_id, skipped: row.out_skipped };
     return results;
@@ -414,13 +424,13 @@ export class DocumentsRepository {
   private async childrenInsert(trx: Transaction<DB>, children: readonly Child[], documentId: (child: Child) => string) {
     const embeddings = await this.database.vectorArrayParameter(trx, children.map((c) => c.embedding));
     return sql`
-      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding)
-      select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding
+      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms)
+      select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms::jsonb
       from unnest(${children.map((c) => c.id)}::uuid[], ${children.map(documentId)}::uuid[],
                   ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
                   ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
                   ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
-                  ${children.map((c) => c.page ?? null)}::int[], ${embeddings})
-        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding)`;
+                  ${children.map((c) => c.page ?? null)}::int[], ${embeddings}, ${children.map((c) => c.lexicalTerms)}::text[])
+        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms)`;
   }
 }

@@ -17,6 +17,9 @@
  *       - vector: the candidate's cosine from the vector ranking.
  *     Each signal is normalised over the candidates (BM25 divided by the best candidate's, cosine
  *     min-max over the vector hits) and the three are combined as a weighted mean.
+ *     The search statement computes the same from the analysis each chunk stores at ingestion
+ *     ({@link storedLexicalTerms}; SearchRepository.hybridCandidates), so that only the results'
+ *     texts are read; hybridRank ranks from texts where those are not stored.
  *
  * Score semantics: the fused score is in 0..1, the weighted mean of the three normalised signals:
  * 1 = the best chunk lexically, in the best document, and the top vector hit. It is relative to the
@@ -135,6 +138,23 @@ export function analyseText(text: string): AnalysedText {
   return { terms, counts: Uint32Array.from(terms, (t) => counts.get(t)!), length: all.length };
 }
 
+/** What the full-text index holds for a chunk (see the chunks table's search_tsv): its heading trail and content. */
+export function chunkSearchText(headingPath: string, content: string): string {
+  return `${headingPath} ${content}`;
+}
+
+/**
+ * A chunk's text as {@link analyseText} reads it, in the form the store keeps it (the chunks
+ * table's `lexical_terms`, JSON): its length in terms and each distinct term's count, so that the
+ * statement of a hybrid search rescores its candidates without reading their texts.
+ */
+export function storedLexicalTerms(text: string): string {
+  const analysed = analyseText(text);
+  const counts: Record<string, number> = Object.create(null) as Record<string, number>;
+  analysed.terms.forEach((term, i) => (counts[term] = analysed.counts[i]!));
+  return JSON.stringify({ length: analysed.length, counts });
+}
+
 /** How often `term` occurs in an analysed text (binary search of its sorted terms). */
 function termCount(text: AnalysedText, term: string): number {
   let lo = 0;
@@ -203,6 +223,14 @@ function queryTerms(query: string): Map<string, QueryTerm> {
     }
   }
   return terms;
+}
+
+/**
+ * The query's terms as {@link hybridRank} weighs them, in its order, each with the raw tokens
+ * whose chunk frequencies give its IDF (the most frequent of them counts).
+ */
+export function hybridQueryTerms(query: string): Array<{ term: string; tokens: readonly string[] }> {
+  return [...queryTerms(query)].map(([term, { tokens }]) => ({ term, tokens }));
 }
 
 /** The distinct raw query tokens whose document frequencies {@link hybridRank} needs. */

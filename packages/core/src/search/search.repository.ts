@@ -108,6 +108,11 @@ function bestHits(a: readonly ScoredHit[], b: readonly ScoredHit[], limit: numbe
 
 /** What {@link SearchRepository.hybridCandidates} reads for a hybrid search. */
 export interface HybridCandidates {
+  /**
+   * The candidates as rescored in the statement (see {@link HybridRescoring}), when it was asked
+   * to and could: then `lexical` and `nearest` are empty, and the texts read are the results'.
+   */
+  ranked?: { hits: RankedChunkHit[]; bestSimilarity: number | null };
   /** The best `depth` chunks by BM25, best first (`raw`: the score). */
   lexical: ScoredHit[];
   /** The best `depth` chunks by cosine with the feedback-moved query vector, nearest first (`raw`: the distance). */
@@ -116,11 +121,32 @@ export interface HybridCandidates {
   wordFrequencies: Map<string, number>;
 }
 
+/**
+ * How {@link SearchRepository.hybridCandidates} rescores its candidates in the statement: the
+ * parameters of hybridRank (hybrid.ts), whose results the statement's are.
+ */
+export interface HybridRescoring {
+  /** The query's terms as hybridRank weighs them, in its order, with the raw tokens giving their IDF. */
+  terms: ReadonlyArray<{ term: string; tokens: readonly string[] }>;
+  k1: number;
+  b: number;
+  weights: { chunk: number; document: number; vector: number };
+  /** Hits to return, best first. */
+  limit: number;
+  /** Drop candidates that hold no term of the query. */
+  requireTerm: boolean;
+}
+
+/** A hit ranked by the statement, its fused score in 0..1 (as hybridRank's). */
+export type RankedChunkHit = ChunkHit & { score: number };
+
 interface HybridStatementRow {
   capped: boolean;
   terms: Array<{ term: string; df: number; inQuery: boolean; inRound: boolean }>;
   words: Record<string, number>;
-  hits: Array<Omit<ScoredHit, 'raw' | 'url' | 'page'> & { url: string | null; page: number | null; score: number | null; distance: number | null }>;
+  hits: Array<Omit<ScoredHit, 'raw' | 'url' | 'page'> & { url: string | null; page: number | null; score: number | null; distance: number | null }> | null;
+  ranked?: Array<Omit<RankedChunkHit, 'url' | 'page'> & { url: string | null; page: number | null; tokenCount: number }> | null;
+  bestSimilarity?: number | null;
 }
 
 export interface SearchRepositoryOptions {
@@ -385,6 +411,92 @@ export class SearchRepository {
   }
 
   /**
+   * hybridRank (hybrid.ts) in SQL, over the candidates of relation `hits` (id, score, distance:
+   * the lexical and the vector ranking's) and the word frequencies of `word_frequencies`, from the
+   * terms each chunk has stored (`lexical_terms`, written by ingestion with the same analysis): the
+   * CTE `ranked` (id, score), best first, ties by id, at most `limit`; `pool_terms` has a null
+   * `length` for a candidate without stored terms (its ranking is then not this one). The
+   * arithmetic is hybridRank's, operation for operation, sums taken in its order of query terms.
+   */
+  private static rescoringCtes(rescore: HybridRescoring, stats: CorpusStats): RawBuilder<unknown> {
+    const { k1, b, weights } = rescore;
+    const n = Math.max(1, stats.n);
+    const pairs = rescore.terms.flatMap(({ term, tokens }, ord) => tokens.map((token) => ({ term, token, ord })));
+    const float = (x: number) => sql`${x}::float8`;
+    const bm25 = (f: RawBuilder<unknown>, length: RawBuilder<unknown>, avg: RawBuilder<unknown>) =>
+      sql`t.idf * ${f} * ${float(k1 + 1)} / (${f} + ${float(k1)} * (1 - ${float(b)} + ${float(b)} * ${length} / ${avg}))`;
+    return sql`
+      query_terms_idf as materialized (
+        select term, ord, ln(1 + (${float(n)} - d + 0.5) / (d + 0.5)) as idf
+        from (
+          -- A term whose tokens the index all ignores has no frequency: it is left out.
+          select x.term, min(x.ord) as ord, least(greatest(max(wf.df), 0), ${float(n)})::float8 as d
+          from unnest(${pairs.map((p) => p.term)}::text[], ${pairs.map((p) => p.token)}::text[], ${pairs.map((p) => p.ord)}::int[]) as x(term, token, ord)
+          join word_frequencies wf on wf.word = x.token
+          group by x.term
+        ) x
+      ),
+      pool_terms as materialized (
+        select p.id, c.document_id, greatest(c.token_count, 0) as units, 1 - p.distance as similarity,
+               (c.lexical_terms ->> 'length')::int as length, c.lexical_terms -> 'counts' as counts
+        from (select id, min(distance) as distance from hits group by id) p
+        join chunks c on c.id = p.id
+      ),
+      term_counts as materialized (
+        select p.id, p.document_id, p.length, q.term, q.ord, q.idf, (p.counts ->> q.term)::int as f
+        from pool_terms p cross join query_terms_idf q
+        where p.counts ? q.term
+      ),
+      averages as materialized (
+        select a.chunk, a.chunk * ${float(n / Math.max(1, stats.documents))} as document
+        from (
+          select greatest(1e-9, ${float(stats.avgdl)} * case when sum(units) > 0 and sum(length) > 0 then sum(length)::float8 / sum(units)::float8 else 1 end) as chunk
+          from pool_terms
+        ) a
+      ),
+      chunk_scores as materialized (
+        select p.id, p.document_id, p.similarity, coalesce(s.score, 0) as score, s.id is not null as has_term
+        from pool_terms p
+        left join (
+          select t.id, sum(${bm25(sql`t.f`, sql`t.length`, sql`a.chunk`)} order by t.ord) as score
+          from term_counts t cross join averages a
+          group by t.id
+        ) s on s.id = p.id
+      ),
+      document_lengths as materialized (
+        select document_id, sum(length) as length from pool_terms group by document_id
+      ),
+      document_scores as materialized (
+        select d.document_id, coalesce(s.score, 0) as score
+        from document_lengths d
+        left join (
+          select t.document_id, sum(${bm25(sql`t.f`, sql`l.length`, sql`a.document`)} order by t.ord) as score
+          from (select document_id, term, min(ord) as ord, min(idf) as idf, sum(f) as f from term_counts group by document_id, term) t
+          join document_lengths l on l.document_id = t.document_id
+          cross join averages a
+          group by t.document_id
+        ) s on s.document_id = d.document_id
+      ),
+      normalised as materialized (
+        select c.id, c.has_term, c.score as chunk, d.score as document, c.similarity,
+               max(c.score) over () as max_chunk, max(d.score) over () as max_document,
+               min(c.similarity) over () as v_min, max(c.similarity) over () as v_max
+        from chunk_scores c join document_scores d on d.document_id = c.document_id
+      ),
+      ranked as (
+        select id, least(1, greatest(0, (
+                 ${float(weights.chunk)} * case when max_chunk > 0 then chunk / max_chunk else 0 end
+                 + ${float(weights.document)} * case when max_document > 0 then document / max_document else 0 end
+                 + ${float(weights.vector)} * case when similarity is null then 0 when v_max > v_min then (similarity - v_min) / (v_max - v_min) else 1 end
+               ) / ${float(weights.chunk + weights.document + weights.vector)})) as score
+        from normalised
+        ${rescore.requireTerm ? sql`where has_term` : sql``}
+        order by score desc, id
+        limit ${rescore.limit}
+      )`;
+  }
+
+  /**
    * The candidates of a hybrid search, in one statement where it can: the query's term
    * frequencies, the first round of {@link lexical} (which settles the ranking unless the query's
    * selective terms are frequent together), the Rocchio feedback vector
@@ -404,6 +516,11 @@ export class SearchRepository {
    * then BM25 over the chunks that hold those words together, not over all: a chunk that holds
    * one of them often but not the others is missed (and none when no chunk holds them together),
    * which fusion with the vector ranking covers.
+   *
+   * With `rescore`, the statement also ranks the candidates as hybridRank would (see
+   * {@link rescoringCtes}) and returns the results only, texts included, as `ranked`: when the
+   * first round settles the lexical ranking and every candidate has its terms stored. Otherwise
+   * it returns the candidates with their texts, as without it, for the caller to rank.
    */
   async hybridCandidates(input: {
     query: string;
@@ -415,16 +532,23 @@ export class SearchRepository {
     feedbackDocs: number;
     feedbackBeta: number;
     candidateBudget?: number;
+    /** Rescore the candidates in the statement (see {@link HybridRescoring}). */
+    rescore?: HybridRescoring;
   }): Promise<HybridCandidates> {
-    const { query, words, vector, namespaces, depth, feedbackBeta } = input;
+    const { query, words, vector, namespaces, depth, feedbackBeta, rescore } = input;
     const limit = this.lexicalCandidates;
     // A round within the budget never reaches the limit: the limit only binds past the budget.
     const candidateBudget = Math.min(input.candidateBudget ?? CANDIDATE_BUDGET, limit);
     const limitParameter = Number.isFinite(limit) ? limit : 'Infinity';
-    const { n, avgdl } = await this.corpusStats();
+    const stats = await this.corpusStats();
+    const { n, avgdl } = stats;
     const feedbackDocs = feedbackBeta === 0 ? 0 : input.feedbackDocs;
     const selective = n * SELECTIVE_FRACTION;
     const filter = namespaces ? sql`and c.namespace = any(${[...namespaces]}::text[])` : sql``;
+    const allHits = sql`
+      select coalesce(json_agg(h), '[]')
+      from (select ${SearchRepository.hitColumns}, h.score, h.distance
+            from hits h join chunks c on c.id = h.id join documents d on d.id = c.document_id) h`;
     const statement = (executor: Kysely<DB>) => sql<HybridStatementRow>`
       with ${this.frequencyCtes(query, words)},
       terms as materialized (
@@ -481,27 +605,45 @@ export class SearchRepository {
         select id, score, null::float8 as distance from lexical
         union all
         select id, null, distance from nearest
-      )
+      ),
+      word_frequencies as (
+        select w.word, min(f.df) as df from words w join frequencies f on f.term = any(w.lexemes) group by w.word
+      )${rescore ? sql`, ${SearchRepository.rescoringCtes(rescore, stats)},
+      -- Rescored here when the first round settled the lexical ranking and every candidate has its terms stored.
+      rescored as (
+        select (coalesce((select bool_or(capped) from round), false)
+                or not exists (select from candidates where term not in (select term from round)))
+               and not exists (select from pool_terms where length is null) as v
+      )` : sql``}
       select
         coalesce((select bool_or(capped) from round), false) as capped,
         (select coalesce(json_agg(json_build_object('term', term, 'df', df, 'inQuery', in_query,
                  'inRound', term in (select term from round))), '[]') from frequencies) as terms,
-        (select coalesce(json_object_agg(word, df), '{}')
-         from (select w.word, min(f.df) as df from words w join frequencies f on f.term = any(w.lexemes) group by w.word) x) as words,
-        (select coalesce(json_agg(h), '[]')
-         from (select ${SearchRepository.hitColumns}, h.score, h.distance
-               from hits h join chunks c on c.id = h.id join documents d on d.id = c.document_id) h) as hits`.execute(executor);
+        (select coalesce(json_object_agg(word, df), '{}') from word_frequencies) as words,
+        ${rescore
+          ? sql`case when (select v from rescored) then (
+                  select coalesce(json_agg(h order by h.score desc, h."chunkId"), '[]')
+                  from (select ${SearchRepository.hitColumns}, r.score
+                        from ranked r join chunks c on c.id = r.id join documents d on d.id = c.document_id) h)
+                end as ranked,
+                case when (select v from rescored) then (select max(similarity) from pool_terms) end as "bestSimilarity",
+                case when not (select v from rescored) then (${allHits}) end as hits`
+          : sql`(${allHits}) as hits`}`.execute(executor);
     const row = (await this.database.withVectorSearch(statement)).rows[0]!;
-    const hit = ({ score: _score, distance: _distance, ...h }: HybridStatementRow['hits'][number], raw: number) => withoutNullUrl({ ...h, raw });
+    const wordFrequencies = new Map(Object.entries(row.words));
+    if (row.ranked) {
+      const hits = row.ranked.map(({ tokenCount: _tokenCount, ...h }) => withoutNullUrl(h));
+      return { ranked: { hits, bestSimilarity: row.bestSimilarity ?? null }, lexical: [], nearest: [], wordFrequencies };
+    }
+    const hit = ({ score: _score, distance: _distance, ...h }: NonNullable<HybridStatementRow['hits']>[number], raw: number) => withoutNullUrl({ ...h, raw });
     const lexical: ScoredHit[] = [];
     let nearest: ScoredHit[] = [];
-    for (const h of row.hits) {
+    for (const h of row.hits ?? []) {
       if (h.score !== null) lexical.push(hit(h, h.score));
       else if (h.distance !== null) nearest.push(hit(h, h.distance));
     }
     lexical.sort((a, b) => b.raw - a.raw || (a.chunkId < b.chunkId ? -1 : 1));
     nearest.sort((a, b) => a.raw - b.raw);
-    const wordFrequencies = new Map(Object.entries(row.words));
     const plan = lexicalPlan(row.terms.filter((t) => t.inQuery), n);
     const done = new Set(row.terms.filter((t) => t.inRound).map((t) => t.term));
     if (row.capped || plan.candidates.every((t) => done.has(t.term))) return { lexical, nearest, wordFrequencies };

@@ -4,7 +4,7 @@ import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { NAMESPACES, resolveNamespaces, type NamespaceScope } from '../namespaces.ts';
-import { CandidateAnalysisCache, HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
+import { CandidateAnalysisCache, chunkSearchText, HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridQueryTerms, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
 import { SearchRepository, type ChunkHit, type ScoredHit, type SearchRepositoryOptions } from './search.repository.ts';
 
 export type SearchMode = 'semantic' | 'hybrid';
@@ -129,7 +129,7 @@ export class SearchService {
       const terms = lexical ? new Set(hybridLexicalAnalyzer(input.query)) : undefined;
       const results = collapseIdentical(
         hits
-          .filter((h) => !terms || this.analyses.analyse(h.chunkId, `${h.headingPath} ${h.content}`).terms.some((t) => terms.has(t)))
+          .filter((h) => !terms || this.analyses.analyse(h.chunkId, chunkSearchText(h.headingPath, h.content)).terms.some((t) => terms.has(t)))
           .map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) })),
         input.topK,
       );
@@ -137,7 +137,8 @@ export class SearchService {
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
     const words = lexicalQueryText(input.query);
-    const { lexical: lexicalHits, nearest: vectorHits, wordFrequencies } = await this.repository.hybridCandidates({
+    const limit = input.topK + DUPLICATE_SLACK;
+    const { ranked: rescored, lexical: lexicalHits, nearest: vectorHits, wordFrequencies } = await this.repository.hybridCandidates({
       query: words,
       words: hybridQueryTokens(words),
       vector,
@@ -145,7 +146,23 @@ export class SearchService {
       depth,
       feedbackDocs: HYBRID_DEFAULTS.feedbackDocs,
       feedbackBeta: HYBRID_DEFAULTS.feedbackBeta,
+      // hybridRank's parameters, computed in the statement from the terms stored with each chunk:
+      // only the results' texts are read.
+      rescore: {
+        terms: hybridQueryTerms(words),
+        k1: HYBRID_DEFAULTS.k1,
+        b: HYBRID_DEFAULTS.b,
+        weights: HYBRID_DEFAULTS.weights,
+        limit,
+        requireTerm: lexical,
+      },
     });
+    if (rescored) {
+      const results = collapseIdentical(rescored.hits, input.topK);
+      return { results, bestSimilarity: rescored.bestSimilarity !== null && results.length > 0 ? clampUnit(rescored.bestSimilarity) : null };
+    }
+    // Ranked here from the candidates' texts: a query the first lexical round did not settle, or a
+    // candidate written before chunks stored their terms (until the backfill reaches it).
     const stats = await this.repository.corpusStats();
     const byId = new Map<string, ScoredHit>();
     const similarity = new Map<string, number>();
@@ -159,8 +176,7 @@ export class SearchService {
       [...byId.values()].map((h) => ({
         id: h.chunkId,
         documentId: h.documentId,
-        // What the full-text index holds for the chunk (see the chunks table's search_tsv).
-        text: `${h.headingPath} ${h.content}`,
+        text: chunkSearchText(h.headingPath, h.content),
         tokenCount: h.tokenCount,
         ...(similarity.has(h.chunkId) ? { vectorScore: similarity.get(h.chunkId)! } : {}),
       })),
@@ -170,7 +186,7 @@ export class SearchService {
         averageTokenCount: stats.avgdl,
         frequency: (word) => wordFrequencies.get(word),
       },
-      { limit: input.topK + DUPLICATE_SLACK, cache: this.analyses, requireTerm: lexical },
+      { limit, cache: this.analyses, requireTerm: lexical },
     );
     const results = collapseIdentical(
       ranked.map(({ id, score }) => {

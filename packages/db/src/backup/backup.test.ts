@@ -91,7 +91,14 @@ describe.each(kinds.flatMap((from) => kinds.map((to) => [from, to] as const)))('
     const hit = await sql<{ n: number }>`select count(*)::int as n from chunks where search_tsv @@ to_tsquery('english', 'pnpm')`.execute(target.test.database.db);
     expect(hit.rows[0]!.n).toBe(6);
     const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = 'chunks'`.execute(target.test.database.db);
-    expect(indexes.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining(['chunks_embedding_idx', 'chunks_search_tsv_idx', 'chunks_document_idx']));
+    expect(indexes.rows.map((r) => r.indexname)).toEqual(
+      expect.arrayContaining(['chunks_embedding_idx', 'chunks_search_tsv_idx', 'chunks_document_idx', 'chunks_lexical_terms_missing']),
+    );
+    // The hybrid ranking's stored terms come back as written, and chunks without them without.
+    const terms = async (db: TestDatabase['database']['db']) =>
+      (await sql<{ s: string }>`select string_agg(coalesce(lexical_terms::text, '-'), ' ' order by heading_path) as s from chunks`.execute(db)).rows[0]!.s;
+    expect(await terms(target.test.database.db)).toBe(await terms(source.test.database.db));
+    expect(await terms(target.test.database.db)).toContain('"instal": 1');
   });
 });
 

@@ -40,9 +40,9 @@ export async function fillEveryTable(database: Database, options: { documents?: 
     await sql`insert into parent_chunks (id, document_id, ordinal, heading_path, content) values (${parentId}, ${documentId}, 0, ${`Guide ${d}`}, 'Parent text')`.execute(db);
     for (let c = 0; c < 2; c++) {
       const vector = Array.from({ length: dimension }, (_, i) => Math.fround(Math.sin(d * 31 + c * 7 + i) / 3));
-      await sql`insert into chunks (document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding)
+      await sql`insert into chunks (document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms)
         values (${documentId}, ${parentId}, 'docs', ${c}, ${`Guide ${d} > Part ${c}`}, ${`Chunk ${c} of guide ${d}: install with\tpnpm`}, 12, ${c === 0 ? null : c + 1},
-                ${database.vectorParameter(vector)}::vector)`.execute(db);
+                ${database.vectorParameter(vector)}::vector, ${c === 0 ? null : JSON.stringify({ length: 2, counts: { guid: 1, instal: 1 } })}::jsonb)`.execute(db);
     }
   }
 

@@ -23,6 +23,11 @@ export interface ChunksTable {
   page: ColumnType<number | null, number | null | undefined, number | null>;
   /** pgvector literal on write ('[1,2,3]'); read back as text on PGlite, number[] on pg with types registered. */
   embedding: ColumnType<string | number[] | null, string | null, string | null>;
+  /**
+   * The chunk's text as the hybrid ranking analyses it, `{"length", "counts"}` (see the
+   * chunk_lexical_terms migration); null for a chunk written before it until the backfill reaches it.
+   */
+  lexical_terms: ColumnType<unknown, string | null | undefined, string | null>;
   /** Generated full-text vector; never written. */
   search_tsv: ColumnType<string, never, never>;
 }
