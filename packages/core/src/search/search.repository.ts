@@ -657,6 +657,22 @@ export class SearchRepository {
     return { lexical: hits, nearest, wordFrequencies };
   }
 
+  /**
+   * The included fragments (a shared file copied into pages) that some chunks' text comes from,
+   * by chunk id; chunks of a page's own text are not in it. Read for the ranked results only, apart
+   * from the candidate statements.
+   */
+  async fragments(chunkIds: readonly string[]): Promise<Map<string, string>> {
+    if (chunkIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('chunks')
+      .select(['id', 'fragment'])
+      .where('id', 'in', [...chunkIds])
+      .where('fragment', 'is not', null)
+      .execute();
+    return new Map(rows.map((r) => [r.id, r.fragment!]));
+  }
+
   /** Stored vectors of some chunks (pseudo-relevance feedback). */
   async vectors(chunkIds: readonly string[]): Promise<number[][]> {
     if (chunkIds.length === 0) return [];

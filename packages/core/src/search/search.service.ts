@@ -36,15 +36,48 @@ const clampUnit = (x: number) => Math.min(1, Math.max(0, x));
 const DUPLICATE_SLACK = 10;
 
 /**
- * The results with each passage kept once, at its best rank: a passage repeated word for word by
- * other documents (white space aside) collapses to the best-ranked of them. At most `topK`.
+ * The weight of a score of text included from a shared fragment (a Hugo `include`, a snippet)
+ * against a page's own text: such text says what every page including it says, so a page that
+ * writes about a subject itself comes first unless the copy fits the query clearly better.
  */
-export function collapseIdentical<T extends { content: string }>(results: readonly T[], topK: number): T[] {
+export const FRAGMENT_WEIGHT = 0.8;
+
+/**
+ * The results with each passage kept once, at its best rank: a passage repeated word for word by
+ * other documents (white space aside) collapses to the best-ranked of them, and so do the copies
+ * of an included fragment in several documents (`fragments`: the fragment of a result's chunk,
+ * by chunk id): the fragment is kept from the document of its best-ranked copy only. A fragment's
+ * copies rank first by their score times {@link FRAGMENT_WEIGHT} (which they are given). At most
+ * `topK`; `results` best first.
+ */
+export function collapseIdentical<T extends { chunkId?: string; documentId?: string; content: string; score?: number }>(
+  results: readonly T[],
+  topK: number,
+  fragments: ReadonlyMap<string, string> = new Map(),
+): T[] {
+  const fragmentOf = (result: T) => (result.chunkId === undefined ? undefined : fragments.get(result.chunkId));
+  const ranked =
+    fragments.size === 0
+      ? results
+      : results
+          .map((result, index) => {
+            const weighted = fragmentOf(result) !== undefined && result.score !== undefined;
+            return { result: weighted ? { ...result, score: result.score! * FRAGMENT_WEIGHT } : result, index };
+          })
+          // Stable: results of equal weighted score keep their order.
+          .sort((a, b) => (b.result.score ?? 0) - (a.result.score ?? 0) || a.index - b.index)
+          .map(({ result }) => result);
   const seen = new Set<string>();
+  const copyFrom = new Map<string, string | undefined>();
   const kept: T[] = [];
-  for (const result of results) {
+  for (const result of ranked) {
     const key = result.content.trim().replace(/\s+/g, ' ');
     if (seen.has(key)) continue;
+    const fragment = fragmentOf(result);
+    if (fragment !== undefined) {
+      if (copyFrom.has(fragment) && copyFrom.get(fragment) !== result.documentId) continue;
+      copyFrom.set(fragment, result.documentId);
+    }
     seen.add(key);
     kept.push(result);
     if (kept.length === topK) break;
@@ -127,13 +160,12 @@ export class SearchService {
     if ((input.mode ?? this.defaultMode) === 'semantic') {
       const hits = await this.repository.nearest(vector, namespaces, input.topK + DUPLICATE_SLACK);
       const terms = lexical ? new Set(hybridLexicalAnalyzer(input.query)) : undefined;
-      const results = collapseIdentical(
-        hits
-          .filter((h) => !terms || this.analyses.analyse(h.chunkId, chunkSearchText(h.headingPath, h.content)).terms.some((t) => terms.has(t)))
-          .map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) })),
-        input.topK,
-      );
-      return { results, bestSimilarity: results[0]?.score ?? null };
+      const found = hits
+        .filter((h) => !terms || this.analyses.analyse(h.chunkId, chunkSearchText(h.headingPath, h.content)).terms.some((t) => terms.has(t)))
+        .map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) }));
+      const best = found[0]?.score ?? null;
+      const results = collapseIdentical(found, input.topK, await this.repository.fragments(found.map((r) => r.chunkId)));
+      return { results, bestSimilarity: results.length > 0 ? best : null };
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
     const words = lexicalQueryText(input.query);
@@ -194,6 +226,7 @@ export class SearchService {
         return { ...hit, score };
       }),
       input.topK,
+      await this.repository.fragments(ranked.map((r) => r.id)),
     );
     const best = Math.max(...similarity.values());
     return { results, bestSimilarity: similarity.size > 0 && results.length > 0 ? clampUnit(best) : null };

@@ -1,0 +1,62 @@
+import { markFragment } from '@kb/content';
+import { createLogger } from '@kb/core';
+import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../src/embeddings/local.ts';
+import { IngestionService } from '../src/ingestion/ingestion.service.ts';
+import { SearchService } from '../src/search/search.service.ts';
+
+const kinds = await testStoreKinds();
+const logger = createLogger({ level: 'silent' });
+
+const TABLE = [
+  'Content format | Renderer',
+  ':-- | :--',
+  'AsciiDoc | requires Asciidoctor to render AsciiDoc content',
+  'Pandoc | requires the pandoc executable',
+  'reStructuredText | requires rst2html',
+].join('\n');
+
+describe.each(kinds)('included fragments on %s', (kind) => {
+  let testDb: TestDatabase | undefined;
+  afterEach(async () => {
+    await testDb?.drop();
+    testDb = undefined;
+  });
+
+  it("stores each chunk's fragment, and searches take a fragment's copies for one passage ranked below a page's own text", async () => {
+    testDb = await createTestDatabase(kind);
+    const embedder = new LocalEmbedder();
+    const ingestion = new IngestionService(testDb.database, embedder, logger);
+    const search = new SearchService(testDb.database, embedder, logger);
+    const including = (name: string) => ({
+      namespace: 'user_docs' as const,
+      slug: name,
+      title: name,
+      content: `# ${name}\n\nThe ${name} page covers other things entirely, such as menus and sections.\n${markFragment(TABLE, '_common/formats.md')}\nMore about ${name}.\n`,
+    });
+    for (const doc of [
+      including('formats'),
+      including('front-matter'),
+      including('archetypes'),
+      {
+        namespace: 'user_docs' as const,
+        slug: 'markup',
+        title: 'Markup',
+        content: '# Markup\n\nTo render AsciiDoc content, install Asciidoctor and allow the asciidoctor executable in the security policy.\n',
+      },
+    ]) {
+      await ingestion.ingest(doc);
+    }
+    const stored = await testDb.database.db.selectFrom('chunks').select(['content', 'fragment']).execute();
+    expect(stored.filter((c) => c.fragment === '_common/formats.md')).toHaveLength(3);
+    expect(stored.filter((c) => c.fragment === null).every((c) => !c.content.includes('rst2html'))).toBe(true);
+    expect(stored.every((c) => !c.content.includes('kb:fragment'))).toBe(true);
+
+    for (const mode of ['hybrid', 'semantic'] as const) {
+      const results = await search.search({ query: 'render AsciiDoc content Asciidoctor', topK: 5, mode });
+      expect(results[0]?.slug, mode).toBe('markup');
+      expect(results.filter((r) => r.content.includes('rst2html')), mode).toHaveLength(1);
+    }
+  });
+});
