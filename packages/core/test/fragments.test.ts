@@ -59,4 +59,16 @@ describe.each(kinds)('included fragments on %s', (kind) => {
       expect(results.filter((r) => r.content.includes('rst2html')), mode).toHaveLength(1);
     }
   });
+
+  it('stores the fragment of every chunk of a document written in several statements', async () => {
+    testDb = await createTestDatabase(kind);
+    const ingestion = new IngestionService(testDb.database, new LocalEmbedder(), logger);
+    // More children than the embedded store writes in one statement (128): the rest go in statements of their own.
+    const sections = Array.from({ length: 150 }, (_, i) => `## Option ${i}\n\nOption ${i} sets setting number ${i}.`).join('\n\n');
+    await ingestion.ingest({ namespace: 'user_docs', slug: 'options', title: 'Options', content: `# Options\n\nOwn words.\n${markFragment(sections, 'opts.md')}` });
+    const stored = await testDb.database.db.selectFrom('chunks').select(['content', 'fragment']).execute();
+    expect(stored).toHaveLength(151);
+    expect(stored.filter((c) => c.fragment === 'opts.md')).toHaveLength(150);
+    expect(stored.filter((c) => c.fragment === null).map((c) => c.content)).toEqual(['Own words.']);
+  });
 });
