@@ -46,9 +46,9 @@ export const FRAGMENT_WEIGHT = 0.8;
  * The results with each passage kept once, at its best rank: a passage repeated word for word by
  * other documents (white space aside) collapses to the best-ranked of them, and so do the copies
  * of an included fragment in several documents (`fragments`: the fragment of a result's chunk,
- * by chunk id): the fragment is kept from the document of its best-ranked copy only. A fragment's
- * copies rank first by their score times {@link FRAGMENT_WEIGHT} (which they are given). At most
- * `topK`; `results` best first.
+ * by chunk id): the fragment is kept from the document of its best-ranked copy only. Before that,
+ * a fragment's copies are ranked again with their score times {@link FRAGMENT_WEIGHT}, the score
+ * they are returned with. At most `topK`; `results` best first.
  */
 export function collapseIdentical<T extends { chunkId?: string; documentId?: string; content: string; score?: number }>(
   results: readonly T[],
