@@ -2,6 +2,7 @@ import { markFragment } from '@kb/content';
 import { createLogger } from '@kb/core';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DocumentsService } from '../src/documents/documents.service.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { SearchService } from '../src/search/search.service.ts';
@@ -52,6 +53,12 @@ describe.each(kinds)('included fragments on %s', (kind) => {
     expect(stored.filter((c) => c.fragment === '_common/formats.md')).toHaveLength(3);
     expect(stored.filter((c) => c.fragment === null).every((c) => !c.content.includes('rst2html'))).toBe(true);
     expect(stored.every((c) => !c.content.includes('kb:fragment'))).toBe(true);
+    // The stored Markdown keeps the markers (a reindex splits it again); a document as shown does not.
+    const formats = await testDb.database.db.selectFrom('documents').select(['id', 'content']).where('slug', '=', 'formats').executeTakeFirstOrThrow();
+    expect(formats.content).toContain('<!-- kb:fragment _common/formats.md -->');
+    const shown = await new DocumentsService(testDb.database, logger).get(formats.id);
+    expect(shown.content).not.toContain('kb:fragment');
+    expect(shown.content).toContain('requires rst2html');
 
     for (const mode of ['hybrid', 'semantic'] as const) {
       const results = await search.search({ query: 'render AsciiDoc content Asciidoctor', topK: 5, mode });
