@@ -1,6 +1,7 @@
 import { markFragment } from '@kb/content';
 import { createLogger } from '@kb/core';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DocumentsService } from '../src/documents/documents.service.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
@@ -60,11 +61,18 @@ describe.each(kinds)('included fragments on %s', (kind) => {
     expect(shown.content).not.toContain('kb:fragment');
     expect(shown.content).toContain('requires rst2html');
 
+    const query = 'render AsciiDoc content Asciidoctor';
     for (const mode of ['hybrid', 'semantic'] as const) {
-      const results = await search.search({ query: 'render AsciiDoc content Asciidoctor', topK: 5, mode });
+      const results = await search.search({ query, topK: 5, mode });
       expect(results[0]?.slug, mode).toBe('markup');
       expect(results.filter((r) => r.content.includes('rst2html')), mode).toHaveLength(1);
+      // The fragment ranks the results; it is not part of them.
+      expect(results.every((r) => !('fragment' in r)), mode).toBe(true);
     }
+    // Ranked from the candidates' texts (chunks written before their terms were stored), the same.
+    const inStatement = await search.searchScored({ query, topK: 5, mode: 'hybrid' });
+    await sql`update chunks set lexical_terms = null`.execute(testDb.database.db);
+    expect(await search.searchScored({ query, topK: 5, mode: 'hybrid' })).toEqual(inStatement);
   });
 
   it('stores the fragment of every chunk of a document written in several statements', async () => {

@@ -42,6 +42,18 @@ const DUPLICATE_SLACK = 10;
  */
 export const FRAGMENT_WEIGHT = 0.8;
 
+/** The included fragments of some hits' chunks, by chunk id (read with the hits, for {@link collapseIdentical}). */
+function fragmentsOf(hits: Iterable<{ chunkId: string; fragment?: string }>): Map<string, string> {
+  const fragments = new Map<string, string>();
+  for (const hit of hits) if (hit.fragment !== undefined) fragments.set(hit.chunkId, hit.fragment);
+  return fragments;
+}
+
+/** Hits without their fragment, which ranks them but is not part of a result. */
+function withoutFragments<T extends { fragment?: string }>(hits: readonly T[]): Array<Omit<T, 'fragment'>> {
+  return hits.map(({ fragment: _fragment, ...hit }) => hit);
+}
+
 /**
  * The results with each passage kept once, at its best rank: a passage repeated word for word by
  * other documents (white space aside) collapses to the best-ranked of them, and so do the copies
@@ -164,7 +176,7 @@ export class SearchService {
         .filter((h) => !terms || this.analyses.analyse(h.chunkId, chunkSearchText(h.headingPath, h.content)).terms.some((t) => terms.has(t)))
         .map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) }));
       const best = found[0]?.score ?? null;
-      const results = collapseIdentical(found, input.topK, await this.repository.fragments(found.map((r) => r.chunkId)));
+      const results = collapseIdentical(withoutFragments(found), input.topK, fragmentsOf(found));
       return { results, bestSimilarity: results.length > 0 ? best : null };
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
@@ -190,7 +202,7 @@ export class SearchService {
       },
     });
     if (rescored) {
-      const results = collapseIdentical(rescored.hits, input.topK);
+      const results = collapseIdentical(withoutFragments(rescored.hits), input.topK, fragmentsOf(rescored.hits));
       return { results, bestSimilarity: rescored.bestSimilarity !== null && results.length > 0 ? clampUnit(rescored.bestSimilarity) : null };
     }
     // Ranked here from the candidates' texts: a query the first lexical round did not settle, or a
@@ -222,11 +234,11 @@ export class SearchService {
     );
     const results = collapseIdentical(
       ranked.map(({ id, score }) => {
-        const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
+        const { raw: _raw, tokenCount: _tokenCount, fragment: _fragment, ...hit } = byId.get(id)!;
         return { ...hit, score };
       }),
       input.topK,
-      await this.repository.fragments(ranked.map((r) => r.id)),
+      fragmentsOf(byId.values()),
     );
     const best = Math.max(...similarity.values());
     return { results, bestSimilarity: similarity.size > 0 && results.length > 0 ? clampUnit(best) : null };
