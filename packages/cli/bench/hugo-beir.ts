@@ -12,7 +12,7 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { documentFor } from '../src/commands/ingest-folder.ts';
+import { documentFor, includedFiles } from '../src/commands/ingest-folder.ts';
 
 const [source, target, flag] = process.argv.slice(2);
 const keepDirectives = flag === '--keep-directives';
@@ -28,9 +28,10 @@ const files = entries
   .filter((e) => e.isFile() && ['.md', '.markdown'].includes(extname(e.name).toLowerCase()))
   .map((e) => join(e.parentPath, e.name))
   .sort();
+const fragments = keepDirectives ? new Set<string>() : await includedFiles(source, files);
 const corpus: string[] = [];
 for (const file of files) {
-  const doc = documentFor(source, file, await readFile(file, 'utf8'), { keepDirectives });
+  const doc = documentFor(source, file, await readFile(file, 'utf8'), { keepDirectives, fragments });
   corpus.push(JSON.stringify({ _id: doc.slug, title: doc.title, text: doc.content }));
 }
 await mkdir(join(target, 'qrels'), { recursive: true });

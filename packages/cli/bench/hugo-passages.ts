@@ -11,7 +11,7 @@ import { extname, join } from 'node:path';
 import { loadConfig } from '@kb/config';
 import { CHUNKER_VERSION } from '@kb/content';
 import { createLogger, IngestionService, openStore, SearchService } from '@kb/core';
-import { documentFor } from '../src/commands/ingest-folder.ts';
+import { documentFor, includedFiles } from '../src/commands/ingest-folder.ts';
 
 const source = process.argv[2];
 if (!source) {
@@ -33,7 +33,8 @@ const logger = createLogger({ level: 'warn' });
 const store = await openStore(loadConfig({}), { logger, inMemory: true, checkEmbedding: false });
 const ingestion = new IngestionService(store.database, store.embedder, logger, { serving: false });
 const search = new SearchService(store.database, store.embedder, logger);
-const docs = await Promise.all(files.map(async (file) => documentFor(source, file, await readFile(file, 'utf8'))));
+const fragments = await includedFiles(source, files);
+const docs = await Promise.all(files.map(async (file) => documentFor(source, file, await readFile(file, 'utf8'), { fragments })));
 let chunks = 0;
 for (let i = 0; i < docs.length; i += 64) {
   for (const result of await ingestion.ingestMany(docs.slice(i, i + 64))) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedEmbeddedStore } from '@kb/db/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { documentFor, joinUrl, titleOf } from '../src/commands/ingest-folder.ts';
+import { documentFor, includedFiles, joinUrl, titleOf } from '../src/commands/ingest-folder.ts';
 import { freePort, run, start } from './process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'kb-folder-'));
@@ -50,14 +50,30 @@ describe('site-generator directives', () => {
 
   it('expands includes found in the folder, makes code-toggle a code block, and never reads outside the folder', () => {
     const doc = documentFor(site, file, page);
+    // The included text between markers that name its file (see the content package's chunking/fragments.ts).
     expect(doc.content).toBe(
-      ['---', 'title: Menus', '---', '', '## Properties', '', '`name`', ': The text of the entry.', '', '', '', '```toml', '[menus.main]', 'weight = 20', '```', ''].join('\n'),
+      [
+        ...['---', 'title: Menus', '---', '', '## Properties', '', ''],
+        ...['<!-- kb:fragment content/en/_common/props.md -->', '', '`name`', ': The text of the entry.', '', '<!-- kb:fragment-end -->', ''],
+        ...['', '', '', '```toml', '[menus.main]', 'weight = 20', '```', ''],
+      ].join('\n'),
     );
     expect(doc.directives).toEqual({
       shortcodes: 4,
       includes: 1,
       problems: [{ from: 'content/en/menus/Front.md', target: '../../../outside.md', reason: 'not found' }],
     });
+  });
+
+  it("finds the folder's included files, and marks such a file's own document as that fragment", async () => {
+    const fragment = join(site, 'content', 'en', '_common', 'props.md');
+    writeFileSync(file, page);
+    const included = await includedFiles(site, [file, fragment]);
+    expect([...included]).toEqual(['content/en/_common/props.md']);
+    const own = documentFor(site, fragment, '---\n_comment: fragment\n---\n\n`name`\n: The text of the entry.\n', { fragments: included });
+    expect(own.content).toBe('---\n_comment: fragment\n---\n\n<!-- kb:fragment content/en/_common/props.md -->\n\n`name`\n: The text of the entry.\n\n<!-- kb:fragment-end -->\n');
+    // A page no other page includes is its own text.
+    expect(documentFor(site, file, page, { fragments: included }).content).toBe(documentFor(site, file, page).content);
   });
 
   it('keeps them as written when asked', () => {

@@ -2,11 +2,12 @@
 export { CHUNKER_VERSION, chunkMarkdown } from './chunking/index.ts';
 export type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './chunking/index.ts';
 export { findFrontMatter, parseFrontMatter } from './chunking/front-matter.ts';
+export { markFragment, stripFragmentMarkers } from './chunking/fragments.ts';
 export { stripInlineMarkup } from './chunking/heading-text.ts';
 export { sentenceSpans } from './chunking/text-split.ts';
 export { estimateTokens } from './chunking/tokens.ts';
 export type { FrontMatter } from './chunking/front-matter.ts';
-export { MAX_INCLUDE_DEPTH, resolveSiteDirectives } from './directives/index.ts';
+export { includeTargets, MAX_INCLUDE_DEPTH, resolveSiteDirectives } from './directives/index.ts';
 export type { IncludeProblem, LoadedInclude, ResolvedDirectives, SiteDirectiveOptions } from './directives/index.ts';
 export { htmlToMarkdown, MAX_PAGE_LINKS, pageLinks } from './html/index.ts';
 export type { HtmlDocument, HtmlToMarkdownOptions, PageLinks } from './html/index.ts';

@@ -12,7 +12,8 @@ export interface SplitDocument {
   /** Front matter. */
   metadata: Record<string, unknown>;
   parents: Array<{ ordinal: number; headingPath: string; content: string }>;
-  children: Array<{ parentOrdinal: number; ordinal: number; headingPath: string; content: string; tokenCount: number; page?: number }>;
+  /** `fragment`: the included fragment a child's text comes from (chunking/fragments.ts). */
+  children: Array<{ parentOrdinal: number; ordinal: number; headingPath: string; content: string; tokenCount: number; page?: number; fragment?: string }>;
 }
 
 /**

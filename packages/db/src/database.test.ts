@@ -30,6 +30,7 @@ const MIGRATIONS = [
   '20261202T0200_chunk_pages',
   '20261202T0430_write_documents',
   '20261202T1108_chunk_lexical_terms',
+  '20261202T1230_chunk_fragments',
 ];
 
 describe.each(kinds)('schema on %s', (kind) => {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@kb/config';
-import { wellFormedText } from '@kb/content';
+import { stripFragmentMarkers, wellFormedText } from '@kb/content';
 import { createLogger, IngestionService, openStore, SearchService, type SearchMode } from '@kb/core';
 import { Bm25Index } from '../eval/bm25.ts';
 import { evaluateRuns, loadBeir, type EvalSummary } from '../eval/metrics.ts';
@@ -72,7 +72,8 @@ export async function evalCommand(args: string[], config: Config, out: (s: strin
     const slugs = await ingestion.documentSlugs();
 
     started = performance.now();
-    const bm25 = Bm25Index.build(data.corpus.map((d) => ({ id: d.id, text: d.title ? `${d.title} ${d.text}` : d.text })));
+    // The baseline reads the text as a reader sees it: without the marker comments of included fragments.
+    const bm25 = Bm25Index.build(data.corpus.map((d) => ({ id: d.id, text: stripFragmentMarkers(d.title ? `${d.title} ${d.text}` : d.text) })));
     const runs: Record<'bm25' | SearchMode, Map<string, string[]>> = { bm25: new Map(), semantic: new Map(), hybrid: new Map() };
     const timings: Record<'bm25' | SearchMode, number> = { bm25: 0, semantic: 0, hybrid: 0 };
     for (const qid of queryIds) {

@@ -8,6 +8,7 @@ import {
   convertFileOffThread,
   FileConversionError,
   findFrontMatter,
+  includeTargets,
   parseFrontMatter,
   resolveSiteDirectives,
   splitDocument,
@@ -141,6 +142,8 @@ export interface DocumentOptions {
   /** Store shortcodes and MDX syntax as written instead of resolving them. */
   keepDirectives?: boolean;
   folder?: string;
+  /** Files of the folder that its pages include (paths relative to it: see {@link includedFiles}). */
+  fragments?: ReadonlySet<string>;
 }
 
 /** Largest file an include may bring in (the page's own size is not limited here). */
@@ -181,6 +184,26 @@ function folderIncludes(root: string): (target: string, from: string) => LoadedI
 }
 
 /**
+ * The files that the pages among `files` include (paths relative to `root`, as the includes'
+ * fragments are named): such a file stored as a document of its own is marked as that fragment,
+ * as its copies are. Read without following includes further (an include inside one is among
+ * `files` when the fragment itself is).
+ */
+export async function includedFiles(root: string, files: readonly string[]): Promise<Set<string>> {
+  const load = folderIncludes(root);
+  const included = new Set<string>();
+  for (const file of files) {
+    if (isConverted(file)) continue;
+    const from = relativePath(root, file);
+    for (const target of includeTargets(await readFile(file, 'utf8'))) {
+      const loaded = load(target, from);
+      if (loaded && loaded.path !== from) included.add(loaded.path);
+    }
+  }
+  return included;
+}
+
+/**
  * The document for a file, the same in both modes: text the store cannot hold (NUL, unpaired
  * surrogates) as U+FFFD, the title cut to 1,000 characters, and a path longer than 1,000
  * characters shortened to its start and a hash of the whole. With `baseUrl`, the file's link (see
@@ -196,10 +219,12 @@ export function documentFor(
   let text = wellFormedText(content);
   let directives: DirectiveCounts | undefined;
   if (!options.keepDirectives) {
+    const path = relativePath(root, file);
     const resolved = resolveSiteDirectives(text, {
-      path: relativePath(root, file),
+      path,
       mdx: extname(file).toLowerCase() === '.mdx',
       load: folderIncludes(root),
+      fragment: options.fragments?.has(path) ?? false,
     });
     text = wellFormedText(resolved.text);
     directives = { shortcodes: resolved.shortcodes, includes: resolved.includes, problems: resolved.problems };
@@ -445,6 +470,13 @@ export async function ingestFolderCommand(
     ...(urlCase !== undefined ? { lowerCaseUrls: urlCase === 'lower' } : {}),
     keepDirectives: values['keep-directives'],
   };
+  if (!options.keepDirectives) {
+    try {
+      options.fragments = await includedFiles(folder, files);
+    } catch (error) {
+      throw new CliError(`Cannot read ${dir}: ${(error as Error).message}`);
+    }
+  }
   // Shortcodes and MDX syntax resolved, and includes that could not be expanded (said in the summary).
   const directiveCounts = { shortcodes: 0, includes: 0, problems: [] as Array<IncludeProblem> };
   // Links that are only the base URL joined with the file's path: said once in the summary.

@@ -1,4 +1,5 @@
 import type { HeadingItem, Unit } from './blocks.ts';
+import { fragmentMarker, stripFragmentMarkers } from './fragments.ts';
 import { findFrontMatter, parseFrontMatter } from './front-matter.ts';
 import { collapseWhitespace, headingPlainTexts } from './heading-text.ts';
 import { SectionPacker } from './pack.ts';
@@ -11,7 +12,8 @@ import type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './t
  * given input change. 2: children that repeat an earlier one of the document are left out.
  * 3: a section of nothing but pointers ("See [menus][].", link reference definitions, a lone
  * heading) makes no chunk, child or parent: what it points to is stored where it is written (the
- * document keeps its whole Markdown).
+ * document keeps its whole Markdown). Not bumped for fragment markers (fragments.ts): only text
+ * that holds them splits differently, and no source wrote them before they existed.
  */
 export const CHUNKER_VERSION = 'md-hier-3';
 export const DEFAULT_MAX_CHILD_TOKENS = 300;
@@ -101,10 +103,17 @@ function pointerKind(text: string): 'markup' | 'pointer' | null {
   return pointer ? 'pointer' : null;
 }
 
+/** Blocks of a section that come from one place: the page itself (no fragment) or one fragment. */
+interface Run {
+  fragment: string | undefined;
+  units: Unit[];
+}
+
 interface OpenSection {
   start: number;
   headingPath: string;
-  units: Unit[];
+  /** A new run starts at every fragment marker; runs are packed apart, so no child mixes them. */
+  runs: Run[];
 }
 
 /**
@@ -131,27 +140,32 @@ export function chunkMarkdown(input: { title: string; content: string }, options
   const parents: ParentChunk[] = [];
   let childOrdinal = 0;
   const close = (section: OpenSection, end: number): void => {
-    if (section.units.length === 0) return;
+    const all = section.runs.flatMap((run) => run.units);
+    if (all.length === 0) return;
     // A section of nothing but pointers makes no children: on its own such a chunk holds the words
     // of a link target, not of an answer, and crowds a result list. Beside other text, a pointer
     // stays with its neighbours.
-    const kinds = section.units.map((unit) => (unit.kind === 'text' ? pointerKind(source.slice(unit.start, unit.end)) : null));
-    if (kinds.every((kind) => kind !== null)) return;
-    const units = section.units.filter((_, i) => kinds[i] !== 'markup');
-    const packer = new SectionPacker(source, max, min);
-    for (const unit of units) packer.add(unit);
-    const packed = packer.finish();
-    if (packed.length === 0) return;
-    const children: ChildChunk[] = packed.map((child) => ({
-      ordinal: childOrdinal++,
-      headingPath: section.headingPath,
-      content: child.content,
-      tokenCount: child.tokenCount,
-    }));
+    const kinds = new Map(all.map((unit) => [unit, unit.kind === 'text' ? pointerKind(source.slice(unit.start, unit.end)) : null]));
+    if ([...kinds.values()].every((kind) => kind !== null)) return;
+    const children: ChildChunk[] = [];
+    for (const run of section.runs) {
+      const packer = new SectionPacker(source, max, min);
+      for (const unit of run.units) if (kinds.get(unit) !== 'markup') packer.add(unit);
+      for (const child of packer.finish()) {
+        children.push({
+          ordinal: childOrdinal++,
+          headingPath: section.headingPath,
+          content: child.content,
+          tokenCount: child.tokenCount,
+          ...(run.fragment !== undefined ? { fragment: run.fragment } : {}),
+        });
+      }
+    }
+    if (children.length === 0) return;
     parents.push({
       ordinal: parents.length,
       headingPath: section.headingPath,
-      content: sectionContent(source, section.start, end),
+      content: stripFragmentMarkers(sectionContent(source, section.start, end)),
       children,
     });
   };
@@ -163,17 +177,28 @@ export function chunkMarkdown(input: { title: string; content: string }, options
     return [title, ...parts].filter((part) => part !== '').join(PATH_SEPARATOR);
   };
 
-  let section: OpenSection = { start: bodyStart, headingPath: title, units: [] };
+  // The fragments open at this point of the document, innermost last.
+  const fragments: string[] = [];
+  const newSection = (start: number, headingPath: string): OpenSection => ({ start, headingPath, runs: [{ fragment: fragments.at(-1), units: [] }] });
+  let section = newSection(bodyStart, title);
   let headingIndex = 0;
   for (const item of items) {
     if (item.type === 'block') {
-      section.units.push(item.unit);
+      const marker = item.unit.kind === 'text' ? fragmentMarker(source.slice(item.unit.start, item.unit.end)) : null;
+      if (marker === null) {
+        section.runs.at(-1)!.units.push(item.unit);
+        continue;
+      }
+      // A closing marker without an opening one closes nothing.
+      if (marker === 'close') fragments.pop();
+      else fragments.push(marker.open);
+      section.runs.push({ fragment: fragments.at(-1), units: [] });
       continue;
     }
     close(section, item.start);
     while (trail.length > 0 && (trail[trail.length - 1]?.depth ?? 0) >= item.depth) trail.pop();
     trail.push({ depth: item.depth, text: headingTexts[headingIndex++] ?? '' });
-    section = { start: item.start, headingPath: pathOf(), units: [] };
+    section = newSection(item.start, pathOf());
   }
   close(section, source.length);
   return { metadata, parents };

@@ -8,6 +8,8 @@ export interface ChildChunk {
   content: string;
   /** estimateTokens(content). */
   tokenCount: number;
+  /** The included fragment the text comes from (see fragments.ts); absent for the page's own text. */
+  fragment?: string;
 }
 
 /** A section of the document: a heading and everything up to the next heading. */

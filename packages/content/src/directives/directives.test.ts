@@ -1,5 +1,6 @@
 import { cpuStopwatch } from '@kb/vitest-config/cpu-time';
 import { describe, expect, it } from 'vitest';
+import { stripFragmentMarkers } from '../chunking/fragments.ts';
 import { MAX_INCLUDE_DEPTH, resolveSiteDirectives, type LoadedInclude } from './index.ts';
 
 const files = (entries: Record<string, string>) => (target: string): LoadedInclude | undefined => {
@@ -64,9 +65,26 @@ describe('include', () => {
       '_common/props.md': '---\n_comment: keep\n---\n\n`name`\n: The name.\n\n{{% include "_common/more.md" %}}\n',
       '_common/more.md': '`weight`\n: The weight. {{< new-in 1.0 />}}\n',
     });
-    expect(result.text).toBe('# Menus\n\nProperties:\n\n`name`\n: The name.\n\n`weight`\n: The weight.\n\nMore.\n');
+    expect(result.text).toBe(
+      '# Menus\n\nProperties:\n\n\n<!-- kb:fragment _common/props.md -->\n\n`name`\n: The name.\n\n\n<!-- kb:fragment _common/more.md -->\n\n' +
+        '`weight`\n: The weight.\n\n<!-- kb:fragment-end -->\n\n<!-- kb:fragment-end -->\n\n\nMore.\n',
+    );
+    // What the reader sees: the included text in place.
+    expect(stripFragmentMarkers(result.text)).toBe('# Menus\n\nProperties:\n\n\n`name`\n: The name.\n\n\n`weight`\n: The weight.\n\nMore.\n');
     expect(result.includes).toBe(2);
     expect(result.problems).toEqual([]);
+  });
+
+  it('marks only an include that has its line to itself, outside code', () => {
+    const result = resolve('Text {{% include "a.md" %}} more.\n\n{{< highlight md >}}\n{{% include "a.md" %}}\n{{< /highlight >}}\n\n  {{% include "a.md" %}}\n', {
+      'a.md': 'A = 1',
+    });
+    expect(result.text).toBe('Text A = 1 more.\n\n```md\nA = 1\n```\n\n  A = 1\n');
+    expect(result.includes).toBe(3);
+    // A name that could end the comment is written so that it cannot.
+    expect(resolve('{{% include "odd -->name.md" %}}\n', { 'odd -->name.md': 'x' }).text).toBe(
+      '\n<!-- kb:fragment odd%20--%3Ename.md -->\n\nx\n\n<!-- kb:fragment-end -->\n\n',
+    );
   });
 
   it('leaves out and reports targets that are missing or include themselves', () => {

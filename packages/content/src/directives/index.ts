@@ -4,8 +4,12 @@
  * by what they stand for where that is text (an included page, the code of `code-toggle` and
  * `highlight`, the inner content of any other paired shortcode, a `ref` target), and left out
  * otherwise; in MDX pages (mdx.ts), `import`/`export` lines and JSX component tags are left out
- * and their children kept. Pure: included files come through `load`.
+ * and their children kept. Pure: included files come through `load`. An include written on a
+ * line of its own, outside code, is set between fragment markers (chunking/fragments.ts) that
+ * name the included file, so that its text is chunked apart from the page's own and known for a
+ * copy of that file wherever it is included.
  */
+import { markFragment } from '../chunking/fragments.ts';
 import { findFrontMatter } from '../chunking/front-matter.ts';
 import { removeMdxSyntax } from './mdx.ts';
 import { pairShortcodes, scanShortcodes, type ShortcodeTag } from './shortcodes.ts';
@@ -32,6 +36,11 @@ export interface SiteDirectiveOptions {
    * there is none (the directive is then left out and reported).
    */
   load?: (target: string, from: string) => LoadedInclude | undefined;
+  /**
+   * The page is itself a fragment that other pages include: its text is marked as the fragment
+   * `path`, as its copies in those pages are, so that search takes them all for one passage.
+   */
+  fragment?: boolean;
 }
 
 export interface IncludeProblem {
@@ -91,7 +100,7 @@ interface State {
   includedChars: number;
 }
 
-function expandInclude(tag: ShortcodeTag, from: string, chain: readonly string[], state: State): string {
+function expandInclude(tag: ShortcodeTag, from: string, chain: readonly string[], state: State, marked: boolean): string {
   const target = tag.positional[0] ?? tag.named['file'] ?? tag.named['path'];
   if (target === undefined || target.trim() === '') return '';
   const fail = (reason: IncludeProblem['reason']): string => {
@@ -109,7 +118,8 @@ function expandInclude(tag: ShortcodeTag, from: string, chain: readonly string[]
   if (state.includedChars + body.length > MAX_INCLUDED_CHARS) return fail('too large');
   state.includedChars += body.length;
   state.result.includes++;
-  return renderShortcodes(body, loaded.path, [...chain, loaded.path], state).trim();
+  const text = renderShortcodes(body, loaded.path, [...chain, loaded.path], state).trim();
+  return marked && text !== '' ? markFragment(text, loaded.path) : text;
 }
 
 function renderShortcodes(source: string, path: string, chain: readonly string[], state: State): string {
@@ -152,7 +162,16 @@ function renderShortcodes(source: string, path: string, chain: readonly string[]
       // Any other paired shortcode (a note, details, a tab): its inner content stays.
       return;
     }
-    if (INCLUDE_SHORTCODES.has(token.name)) append(expandInclude(token, path, chain, state));
+    if (INCLUDE_SHORTCODES.has(token.name)) {
+      // Markers are blocks of their own: only for an include that starts its line (in the first
+      // column: indented, it may belong to a list item) and ends it, outside code.
+      const lineEnd = source.indexOf('\n', token.end);
+      const marked =
+        index > codeUntil &&
+        (out === '' || out.endsWith('\n')) &&
+        source.slice(token.end, lineEnd < 0 ? source.length : lineEnd).trim() === '';
+      append(expandInclude(token, path, chain, state, marked));
+    }
     else if (REF_SHORTCODES.has(token.name)) append(token.positional[0] ?? token.named['path'] ?? '');
   });
   return out + source.slice(position);
@@ -169,13 +188,26 @@ function normalize(text: string): string {
 export function resolveSiteDirectives(text: string, options: SiteDirectiveOptions): ResolvedDirectives {
   const result: ResolvedDirectives = { text, shortcodes: 0, includes: 0, problems: [] };
   const shortcodes = text.includes('{{<') || text.includes('{{%');
-  if (!shortcodes && !options.mdx) return result;
+  if (!shortcodes && !options.mdx && !options.fragment) return result;
   const source = normalize(text);
   const front = findFrontMatter(source);
   const head = front ? source.slice(0, front.end) : '';
   let body = front ? source.slice(front.end) : source;
   if (shortcodes) body = renderShortcodes(body, options.path, [options.path], { options, result, includedChars: 0 });
   if (options.mdx) body = removeMdxSyntax(body);
+  if (options.fragment && body.trim() !== '') body = markFragment(body.trim(), options.path);
   result.text = head + body;
   return result;
+}
+
+/** The targets of the include shortcodes written in a page, as written (includes are not followed). */
+export function includeTargets(text: string): string[] {
+  if (!text.includes('{{<') && !text.includes('{{%')) return [];
+  const targets: string[] = [];
+  for (const token of scanShortcodes(normalize(text))) {
+    if (token.type !== 'tag' || token.closing || !INCLUDE_SHORTCODES.has(token.name)) continue;
+    const target = token.positional[0] ?? token.named['file'] ?? token.named['path'];
+    if (target !== undefined && target.trim() !== '') targets.push(target);
+  }
+  return targets;
 }

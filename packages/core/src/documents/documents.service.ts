@@ -1,3 +1,4 @@
+import { stripFragmentMarkers } from '@kb/content';
 import type { Database } from '@kb/db';
 import { AppError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
@@ -95,12 +96,13 @@ export class DocumentsService {
 
   /**
    * A document with its Markdown and chunks. With a scope, a document outside it is "No such
-   * document" as well: a key learns nothing of the namespaces it may not read.
+   * document" as well: a key learns nothing of the namespaces it may not read. The Markdown is
+   * shown without the included-fragment markers, which are stored for re-splitting only.
    */
   async get(id: string, scope: NamespaceScope = null): Promise<DocumentDetailView> {
     const found = isUuid(id) ? await this.repository.get(id) : undefined;
     if (!found || !inScope(found.namespace, scope)) throw notFound();
-    return { ...toView(found), content: found.content, chunks: found.chunks };
+    return { ...toView(found), content: stripFragmentMarkers(found.content), chunks: found.chunks };
   }
 
   /**

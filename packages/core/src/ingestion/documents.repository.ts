@@ -13,6 +13,8 @@ export interface StoredChild {
   tokenCount: number;
   /** The page of its source the chunk starts on (a PDF's). */
   page?: number;
+  /** The included fragment its text comes from (a shared file copied into pages). */
+  fragment?: string;
   embedding: ArrayLike<number>;
 }
 
@@ -414,7 +416,8 @@ export class DocumentsRepository {
         ${children.map((c) => c.id)}::uuid[], ${children.map((c) => c.doc)}::int[], ${children.map((c) => c.parentId)}::uuid[],
         ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[], ${children.map((c) => c.content)}::text[],
         ${children.map((c) => c.tokenCount)}::int[], ${children.map((c) => c.page ?? null)}::int[], ${embeddings},
-        ${children.map((c) => c.lexicalTerms)}::text[])`.execute(executor);
+        ${children.map((c) => c.lexicalTerms)}::text[],
+        ${children.map((c) => c.fragment ?? null)}::text[])`.execute(executor);
     const results = new Array<{ documentId: string; skipped: boolean }>(versions.length);
     for (const row of rows) results[Number(row.out_ord) - 1] = { documentId: row.out_id, skipped: row.out_skipped };
     return results;
@@ -424,13 +427,14 @@ export class DocumentsRepository {
   private async childrenInsert(trx: Transaction<DB>, children: readonly Child[], documentId: (child: Child) => string) {
     const embeddings = await this.database.vectorArrayParameter(trx, children.map((c) => c.embedding));
     return sql`
-      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms)
-      select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms::jsonb
+      insert into chunks (id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms, fragment)
+      select id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms::jsonb, fragment
       from unnest(${children.map((c) => c.id)}::uuid[], ${children.map(documentId)}::uuid[],
                   ${children.map((c) => c.parentId)}::uuid[], ${children.map((c) => c.namespace)}::text[],
                   ${children.map((c) => c.ordinal)}::int[], ${children.map((c) => c.headingPath)}::text[],
                   ${children.map((c) => c.content)}::text[], ${children.map((c) => c.tokenCount)}::int[],
-                  ${children.map((c) => c.page ?? null)}::int[], ${embeddings}, ${children.map((c) => c.lexicalTerms)}::text[])
-        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms)`;
+                  ${children.map((c) => c.page ?? null)}::int[], ${embeddings}, ${children.map((c) => c.lexicalTerms)}::text[],
+                  ${children.map((c) => c.fragment ?? null)}::text[])
+        as t(id, document_id, parent_id, namespace, ordinal, heading_path, content, token_count, page, embedding, lexical_terms, fragment)`;
   }
 }

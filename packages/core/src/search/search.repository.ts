@@ -22,6 +22,8 @@ export interface ScoredHit extends ChunkHit {
   raw: number;
   /** The chunker's token count of the chunk. */
   tokenCount: number;
+  /** The included fragment the chunk's text comes from, when it is one (for ranking; not shown). */
+  fragment?: string;
 }
 
 /** Collection statistics of the lexical ranking, read every few seconds. */
@@ -75,10 +77,17 @@ function termFrequency(tsvector: RawBuilder<unknown>, tsquery: RawBuilder<unknow
   return sql<number>`round(1 / (1.6449340668482264 - 16.449340668482264 * ts_rank(${tsvector}, ${tsquery})::float8) - 0.5)`;
 }
 
-/** A hit as read, its `url` left out when the document has none. */
-function withoutNullUrl<T extends { url?: string | null; page?: number | null }>(row: T): T & { url?: string; page?: number } {
-  const { url, page, ...rest } = row;
-  return { ...rest, ...(url === null || url === undefined ? {} : { url }), ...(page === null || page === undefined ? {} : { page }) } as T & { url?: string; page?: number };
+/** A hit as read, its `url`, `page` and `fragment` left out when null. */
+function withoutNullUrl<T extends { url?: string | null; page?: number | null; fragment?: string | null }>(
+  row: T,
+): T & { url?: string; page?: number; fragment?: string } {
+  const { url, page, fragment, ...rest } = row;
+  return {
+    ...rest,
+    ...(url === null || url === undefined ? {} : { url }),
+    ...(page === null || page === undefined ? {} : { page }),
+    ...(fragment === null || fragment === undefined ? {} : { fragment }),
+  } as T & { url?: string; page?: number; fragment?: string };
 }
 
 /** A query's terms for BM25: those the index holds, weighted, and the ones that make candidates. */
@@ -137,15 +146,25 @@ export interface HybridRescoring {
   requireTerm: boolean;
 }
 
-/** A hit ranked by the statement, its fused score in 0..1 (as hybridRank's). */
-export type RankedChunkHit = ChunkHit & { score: number };
+/** A hit ranked by the statement, its fused score in 0..1 (as hybridRank's), and its chunk's fragment as in {@link ScoredHit}. */
+export type RankedChunkHit = ChunkHit & { score: number; fragment?: string };
 
 interface HybridStatementRow {
   capped: boolean;
   terms: Array<{ term: string; df: number; inQuery: boolean; inRound: boolean }>;
   words: Record<string, number>;
-  hits: Array<Omit<ScoredHit, 'raw' | 'url' | 'page'> & { url: string | null; page: number | null; score: number | null; distance: number | null }> | null;
-  ranked?: Array<Omit<RankedChunkHit, 'url' | 'page'> & { url: string | null; page: number | null; tokenCount: number }> | null;
+  hits: Array<
+    Omit<ScoredHit, 'raw' | 'url' | 'page' | 'fragment'> & {
+      url: string | null;
+      page: number | null;
+      fragment: string | null;
+      score: number | null;
+      distance: number | null;
+    }
+  > | null;
+  ranked?: Array<
+    Omit<RankedChunkHit, 'url' | 'page' | 'fragment'> & { url: string | null; page: number | null; fragment: string | null; tokenCount: number }
+  > | null;
   bestSimilarity?: number | null;
 }
 
@@ -220,7 +239,7 @@ export class SearchRepository {
     const nearest = this.nearestIds(this.database.vectorParameter(vector), vector.length, namespaces, limit);
     const query = (executor: Kysely<DB>) => sql<ScoredHit>`
       select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
-             c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount", c.page,
+             c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount", c.page, c.fragment,
              n.distance as raw
       from (${nearest}) n
       join chunks c on c.id = n.id
@@ -301,7 +320,7 @@ export class SearchRepository {
   /** The columns of a hit, from chunk `c` and document `d`. */
   private static readonly hitColumns = sql`
     c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
-    c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount", c.page`;
+    c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount", c.page, c.fragment`;
 
   /**
    * BM25 over the full-text index (k1 0.9, b 0.4): each of the query's stemmed terms weighted

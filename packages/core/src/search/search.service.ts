@@ -36,15 +36,60 @@ const clampUnit = (x: number) => Math.min(1, Math.max(0, x));
 const DUPLICATE_SLACK = 10;
 
 /**
- * The results with each passage kept once, at its best rank: a passage repeated word for word by
- * other documents (white space aside) collapses to the best-ranked of them. At most `topK`.
+ * The weight of a score of text included from a shared fragment (a Hugo `include`, a snippet)
+ * against a page's own text: such text says what every page including it says, so a page that
+ * writes about a subject itself comes first unless the copy fits the query clearly better.
  */
-export function collapseIdentical<T extends { content: string }>(results: readonly T[], topK: number): T[] {
+export const FRAGMENT_WEIGHT = 0.8;
+
+/** The included fragments of some hits' chunks, by chunk id (read with the hits, for {@link collapseIdentical}). */
+function fragmentsOf(hits: Iterable<{ chunkId: string; fragment?: string }>): Map<string, string> {
+  const fragments = new Map<string, string>();
+  for (const hit of hits) if (hit.fragment !== undefined) fragments.set(hit.chunkId, hit.fragment);
+  return fragments;
+}
+
+/** Hits without their fragment, which ranks them but is not part of a result. */
+function withoutFragments<T extends { fragment?: string }>(hits: readonly T[]): Array<Omit<T, 'fragment'>> {
+  return hits.map(({ fragment: _fragment, ...hit }) => hit);
+}
+
+/**
+ * The results with each passage kept once, at its best rank: a passage repeated word for word by
+ * other documents (white space aside) collapses to the best-ranked of them, and so do the copies
+ * of an included fragment in several documents (`fragments`: the fragment of a result's chunk,
+ * by chunk id): the fragment is kept from the document of its best-ranked copy only. Before that,
+ * a fragment's copies are ranked again with their score times {@link FRAGMENT_WEIGHT}, the score
+ * they are returned with. At most `topK`; `results` best first.
+ */
+export function collapseIdentical<T extends { chunkId?: string; documentId?: string; content: string; score?: number }>(
+  results: readonly T[],
+  topK: number,
+  fragments: ReadonlyMap<string, string> = new Map(),
+): T[] {
+  const fragmentOf = (result: T) => (result.chunkId === undefined ? undefined : fragments.get(result.chunkId));
+  const ranked =
+    fragments.size === 0
+      ? results
+      : results
+          .map((result, index) => {
+            const weighted = fragmentOf(result) !== undefined && result.score !== undefined;
+            return { result: weighted ? { ...result, score: result.score! * FRAGMENT_WEIGHT } : result, index };
+          })
+          // Stable: results of equal weighted score keep their order.
+          .sort((a, b) => (b.result.score ?? 0) - (a.result.score ?? 0) || a.index - b.index)
+          .map(({ result }) => result);
   const seen = new Set<string>();
+  const copyFrom = new Map<string, string | undefined>();
   const kept: T[] = [];
-  for (const result of results) {
+  for (const result of ranked) {
     const key = result.content.trim().replace(/\s+/g, ' ');
     if (seen.has(key)) continue;
+    const fragment = fragmentOf(result);
+    if (fragment !== undefined) {
+      if (copyFrom.has(fragment) && copyFrom.get(fragment) !== result.documentId) continue;
+      copyFrom.set(fragment, result.documentId);
+    }
     seen.add(key);
     kept.push(result);
     if (kept.length === topK) break;
@@ -127,13 +172,12 @@ export class SearchService {
     if ((input.mode ?? this.defaultMode) === 'semantic') {
       const hits = await this.repository.nearest(vector, namespaces, input.topK + DUPLICATE_SLACK);
       const terms = lexical ? new Set(hybridLexicalAnalyzer(input.query)) : undefined;
-      const results = collapseIdentical(
-        hits
-          .filter((h) => !terms || this.analyses.analyse(h.chunkId, chunkSearchText(h.headingPath, h.content)).terms.some((t) => terms.has(t)))
-          .map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) })),
-        input.topK,
-      );
-      return { results, bestSimilarity: results[0]?.score ?? null };
+      const found = hits
+        .filter((h) => !terms || this.analyses.analyse(h.chunkId, chunkSearchText(h.headingPath, h.content)).terms.some((t) => terms.has(t)))
+        .map(({ raw, tokenCount: _tokenCount, ...hit }) => ({ ...hit, score: clampUnit(1 - raw) }));
+      const best = found[0]?.score ?? null;
+      const results = collapseIdentical(withoutFragments(found), input.topK, fragmentsOf(found));
+      return { results, bestSimilarity: results.length > 0 ? best : null };
     }
     const depth = Math.max(input.depth ?? HYBRID_DEFAULTS.depth, input.topK);
     const words = lexicalQueryText(input.query);
@@ -158,7 +202,7 @@ export class SearchService {
       },
     });
     if (rescored) {
-      const results = collapseIdentical(rescored.hits, input.topK);
+      const results = collapseIdentical(withoutFragments(rescored.hits), input.topK, fragmentsOf(rescored.hits));
       return { results, bestSimilarity: rescored.bestSimilarity !== null && results.length > 0 ? clampUnit(rescored.bestSimilarity) : null };
     }
     // Ranked here from the candidates' texts: a query the first lexical round did not settle, or a
@@ -190,10 +234,11 @@ export class SearchService {
     );
     const results = collapseIdentical(
       ranked.map(({ id, score }) => {
-        const { raw: _raw, tokenCount: _tokenCount, ...hit } = byId.get(id)!;
+        const { raw: _raw, tokenCount: _tokenCount, fragment: _fragment, ...hit } = byId.get(id)!;
         return { ...hit, score };
       }),
       input.topK,
+      fragmentsOf(byId.values()),
     );
     const best = Math.max(...similarity.values());
     return { results, bestSimilarity: similarity.size > 0 && results.length > 0 ? clampUnit(best) : null };

@@ -17,6 +17,7 @@ import { sourcesMigration } from './20261202T0100_sources.ts';
 import { chunkPagesMigration } from './20261202T0200_chunk_pages.ts';
 import { writeDocumentsMigration } from './20261202T0430_write_documents.ts';
 import { chunkLexicalTermsMigration } from './20261202T1108_chunk_lexical_terms.ts';
+import { chunkFragmentsMigration } from './20261202T1230_chunk_fragments.ts';
 
 export interface MigrationOptions {
   /** Dimension of the embedding column for a store created by these migrations. */
@@ -48,6 +49,7 @@ export function migrationProvider(options: MigrationOptions): MigrationProvider 
         '20261202T0200_chunk_pages': chunkPagesMigration,
         '20261202T0430_write_documents': writeDocumentsMigration,
         '20261202T1108_chunk_lexical_terms': chunkLexicalTermsMigration,
+        '20261202T1230_chunk_fragments': chunkFragmentsMigration,
       };
     },
   };

@@ -21,6 +21,8 @@ export interface ChunksTable {
   token_count: number;
   /** The page of its source the chunk starts on (a PDF's); null for documents without pages. */
   page: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The included fragment the text comes from (a shared file copied into pages); null for a page's own text. */
+  fragment: ColumnType<string | null, string | null | undefined, string | null>;
   /** pgvector literal on write ('[1,2,3]'); read back as text on PGlite, number[] on pg with types registered. */
   embedding: ColumnType<string | number[] | null, string | null, string | null>;
   /**
