@@ -16,14 +16,13 @@ import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { createLogger } from '../src/logger.ts';
 import {
   CandidateAnalysisCache,
-  chunkSearchText,
   HYBRID_DEFAULTS,
   hybridQueryTerms,
   hybridQueryTokens,
-  hybridRank,
   lexicalQueryText,
 } from '../src/search/hybrid.ts';
 import { SearchRepository } from '../src/search/search.repository.ts';
+import { rankCandidates } from '../src/search/search.service.ts';
 
 const { values } = parseArgs({
   options: {
@@ -63,22 +62,7 @@ try {
       return;
     }
     const found = await repository.hybridCandidates(input);
-    const stats = await repository.corpusStats();
-    const byId = new Map(found.nearest.map((h) => [h.chunkId, h]));
-    for (const h of found.lexical) byId.set(h.chunkId, h);
-    const similarity = new Map(found.nearest.map((h) => [h.chunkId, 1 - h.raw]));
-    hybridRank(
-      query,
-      [...byId.values()].map((h) => ({
-        id: h.chunkId,
-        documentId: h.documentId,
-        text: chunkSearchText(h.headingPath, h.content),
-        tokenCount: h.tokenCount,
-        ...(similarity.has(h.chunkId) ? { vectorScore: similarity.get(h.chunkId)! } : {}),
-      })),
-      { chunks: stats.n, documents: stats.documents, averageTokenCount: stats.avgdl, frequency: (w) => found.wordFrequencies.get(w) },
-      { limit, cache, requireTerm: true },
-    );
+    rankCandidates(query, found, await repository.corpusStats(), { limit, cache, requireTerm: true });
   };
 
   const texts = questions.map((q) => q.question);

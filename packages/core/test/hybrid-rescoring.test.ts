@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { createLogger } from '../src/logger.ts';
-import { chunkSearchText, HYBRID_DEFAULTS, hybridQueryTerms, hybridQueryTokens, hybridRank, lexicalQueryText, storedLexicalTerms } from '../src/search/hybrid.ts';
+import { chunkSearchText, HYBRID_DEFAULTS, hybridQueryTerms, hybridQueryTokens, lexicalQueryText, storedLexicalTerms } from '../src/search/hybrid.ts';
 import { LexicalTermsBackfill } from '../src/search/lexical-terms.backfill.ts';
 import { SearchRepository } from '../src/search/search.repository.ts';
-import { SearchService } from '../src/search/search.service.ts';
+import { rankCandidates, SearchService } from '../src/search/search.service.ts';
 
 const kinds = await testStoreKinds();
 
@@ -62,22 +62,7 @@ describe.each(kinds)('hybrid rescoring in the statement on %s', (kind) => {
       const input = { query, words: hybridQueryTokens(query), vector: vector!, namespaces: null, depth: 40, feedbackDocs: 3, feedbackBeta: 1 };
       const candidates = await repository.hybridCandidates(input);
       expect(candidates.ranked).toBeUndefined();
-      const stats = await repository.corpusStats();
-      const byId = new Map(candidates.nearest.map((h) => [h.chunkId, h]));
-      for (const h of candidates.lexical) byId.set(h.chunkId, h);
-      const similarity = new Map(candidates.nearest.map((h) => [h.chunkId, 1 - h.raw]));
-      const expected = hybridRank(
-        query,
-        [...byId.values()].map((h) => ({
-          id: h.chunkId,
-          documentId: h.documentId,
-          text: chunkSearchText(h.headingPath, h.content),
-          tokenCount: h.tokenCount,
-          ...(similarity.has(h.chunkId) ? { vectorScore: similarity.get(h.chunkId)! } : {}),
-        })),
-        { chunks: stats.n, documents: stats.documents, averageTokenCount: stats.avgdl, frequency: (w) => candidates.wordFrequencies.get(w) },
-        { requireTerm },
-      );
+      const { ranked: expected, byId, similarity } = rankCandidates(query, candidates, await repository.corpusStats(), { requireTerm });
       expect(expected.length).toBeGreaterThan(3);
 
       const rescore = { terms: hybridQueryTerms(query), k1: HYBRID_DEFAULTS.k1, b: HYBRID_DEFAULTS.b, weights: HYBRID_DEFAULTS.weights, limit: 1000, requireTerm };

@@ -4,8 +4,8 @@ import type { Embedder } from '../embeddings/types.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { NAMESPACES, resolveNamespaces, type NamespaceScope } from '../namespaces.ts';
-import { CandidateAnalysisCache, chunkSearchText, HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridQueryTerms, hybridQueryTokens, hybridRank, lexicalQueryText } from './hybrid.ts';
-import { SearchRepository, type ChunkHit, type ScoredHit, type SearchRepositoryOptions } from './search.repository.ts';
+import { CandidateAnalysisCache, chunkSearchText, HYBRID_DEFAULTS, hybridLexicalAnalyzer, hybridQueryTerms, hybridQueryTokens, hybridRank, lexicalQueryText, type HybridRankOptions } from './hybrid.ts';
+import { SearchRepository, type ChunkHit, type CorpusStats, type HybridCandidates, type ScoredHit, type SearchRepositoryOptions } from './search.repository.ts';
 
 export type SearchMode = 'semantic' | 'hybrid';
 
@@ -102,6 +102,39 @@ function searchedNamespaces(input: SearchInput): readonly string[] | null {
   if (input.scope === undefined || input.scope === null) return input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
   const resolved = resolveNamespaces(input.namespaces, input.scope);
   return resolved.length === NAMESPACES.length ? null : resolved;
+}
+
+/**
+ * hybridRank over a hybrid search's candidates, ranked from their texts (what the statement does
+ * from stored terms when it can): the lexical and vector hits by chunk, and each vector hit's
+ * cosine similarity.
+ */
+export function rankCandidates(
+  query: string,
+  found: Pick<HybridCandidates, 'lexical' | 'nearest' | 'wordFrequencies'>,
+  stats: CorpusStats,
+  options: HybridRankOptions,
+): { ranked: ReturnType<typeof hybridRank>; byId: Map<string, ScoredHit>; similarity: Map<string, number> } {
+  const byId = new Map<string, ScoredHit>();
+  const similarity = new Map<string, number>();
+  for (const hit of found.nearest) {
+    byId.set(hit.chunkId, hit);
+    similarity.set(hit.chunkId, 1 - hit.raw);
+  }
+  for (const hit of found.lexical) byId.set(hit.chunkId, hit);
+  const ranked = hybridRank(
+    query,
+    [...byId.values()].map((h) => ({
+      id: h.chunkId,
+      documentId: h.documentId,
+      text: chunkSearchText(h.headingPath, h.content),
+      tokenCount: h.tokenCount,
+      ...(similarity.has(h.chunkId) ? { vectorScore: similarity.get(h.chunkId)! } : {}),
+    })),
+    { chunks: stats.n, documents: stats.documents, averageTokenCount: stats.avgdl, frequency: (word) => found.wordFrequencies.get(word) },
+    options,
+  );
+  return { ranked, byId, similarity };
 }
 
 export class SearchService {
@@ -207,31 +240,11 @@ export class SearchService {
     }
     // Ranked here from the candidates' texts: a query the first lexical round did not settle, or a
     // candidate written before chunks stored their terms (until the backfill reaches it).
-    const stats = await this.repository.corpusStats();
-    const byId = new Map<string, ScoredHit>();
-    const similarity = new Map<string, number>();
-    for (const hit of vectorHits) {
-      byId.set(hit.chunkId, hit);
-      similarity.set(hit.chunkId, 1 - hit.raw);
-    }
-    for (const hit of lexicalHits) byId.set(hit.chunkId, hit);
-    const ranked = hybridRank(
-      words,
-      [...byId.values()].map((h) => ({
-        id: h.chunkId,
-        documentId: h.documentId,
-        text: chunkSearchText(h.headingPath, h.content),
-        tokenCount: h.tokenCount,
-        ...(similarity.has(h.chunkId) ? { vectorScore: similarity.get(h.chunkId)! } : {}),
-      })),
-      {
-        chunks: stats.n,
-        documents: stats.documents,
-        averageTokenCount: stats.avgdl,
-        frequency: (word) => wordFrequencies.get(word),
-      },
-      { limit, cache: this.analyses, requireTerm: lexical },
-    );
+    const { ranked, byId, similarity } = rankCandidates(words, { lexical: lexicalHits, nearest: vectorHits, wordFrequencies }, await this.repository.corpusStats(), {
+      limit,
+      cache: this.analyses,
+      requireTerm: lexical,
+    });
     const results = collapseIdentical(
       ranked.map(({ id, score }) => {
         const { raw: _raw, tokenCount: _tokenCount, fragment: _fragment, ...hit } = byId.get(id)!;
