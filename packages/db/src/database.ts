@@ -8,6 +8,7 @@ import { ConnectionActivity, PGliteDialect } from './pglite-dialect.ts';
 import { PGliteThread, type EmbeddedQueryable } from './pglite-thread.ts';
 import type { DB } from './schema.ts';
 import { EmbeddedVacuum } from './embedded-vacuum.ts';
+import { PreparingClient } from './prepared.ts';
 import { FreeSpaceGuard } from './free-space.ts';
 import { ReplicaSet, type ReplicaOptions, type ReplicaStatus, type ServerPools } from './replicas.ts';
 import { acquireStoreLock, type StoreLock } from './store-lock.ts';
@@ -204,6 +205,7 @@ export async function createDatabase(storage: StorageOptions, options: DatabaseO
       const pool = new pg.Pool({
         connectionString: url,
         max,
+        Client: PreparingClient,
         // Startup parameters: applied by the server as the connection opens, no extra round trip.
         options: Object.entries(settings)
           .map(([name, value]) => `-c ${name}=${value}`)

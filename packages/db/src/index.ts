@@ -1,4 +1,5 @@
 export { createDatabase, DEFAULT_EMBEDDING_DIMENSION, MigrationError } from './database.ts';
+export { prepared } from './prepared.ts';
 export type { Database, DatabaseOptions, ReadStore, StorageOptions, StoreStats } from './database.ts';
 export { readFromPrimary, readsPinnedToPrimary, serverUnavailable } from './replicas.ts';
 export type { ReplicaOptions, ReplicaState, ReplicaStatus } from './replicas.ts';

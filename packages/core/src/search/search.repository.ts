@@ -1,4 +1,4 @@
-import { exactVectorDistance, shortlistSize, type Database, type DB } from '@kb/db';
+import { exactVectorDistance, prepared, shortlistSize, type Database, type DB } from '@kb/db';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { rocchio } from './prf.ts';
 
@@ -237,7 +237,7 @@ export class SearchRepository {
   async nearest(vector: readonly number[], namespaces: readonly string[] | null, limit: number): Promise<ScoredHit[]> {
     // The query vector's length is the store's dimension (the embedder was checked against it).
     const nearest = this.nearestIds(this.database.vectorParameter(vector), vector.length, namespaces, limit);
-    const query = (executor: Kysely<DB>) => sql<ScoredHit>`
+    const query = (executor: Kysely<DB>) => sql<ScoredHit>`${prepared}
       select c.id as "chunkId", c.document_id as "documentId", d.title as "documentTitle", d.slug, d.url,
              c.heading_path as "headingPath", c.content, c.namespace, c.token_count as "tokenCount", c.page, c.fragment,
              n.distance as raw
@@ -568,7 +568,7 @@ export class SearchRepository {
       select coalesce(json_agg(h), '[]')
       from (select ${SearchRepository.hitColumns}, h.score, h.distance
             from hits h join chunks c on c.id = h.id join documents d on d.id = c.document_id) h`;
-    const statement = (executor: Kysely<DB>) => sql<HybridStatementRow>`
+    const statement = (executor: Kysely<DB>) => sql<HybridStatementRow>`${prepared}
       with ${this.frequencyCtes(query, words)},
       terms as materialized (
         select term, df, ln(1 + (greatest(${n}::float8, df) - df + 0.5) / (df + 0.5)) as idf, ${lexemeQuery(sql`term`)} as q
