@@ -89,20 +89,21 @@ describe.runIf(available)('services mode: a Redis that stops answering', () => {
     const ready = await timed(() => fetch(`${service.url}/readyz`));
     expect(ready.res.status).toBe(503);
     expect(await json(ready.res)).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'unreachable' } });
-    expect(ready.seconds).toBeLessThan(5);
+    // Far above the 2 s Redis command timeout, for a busy machine; far below a hang.
+    expect(ready.seconds).toBeLessThan(20);
     for (const request of [search, wiki]) {
       const { res, seconds } = await timed(request);
       expect(res.status).toBe(503);
       expect(await json(res)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
-      expect(seconds).toBeLessThan(5);
+      expect(seconds).toBeLessThan(20);
     }
     // Requests that need no Redis are unaffected.
     expect((await service.api('/api/v1/search', { method: 'POST', key: admin, json: { query: 'anything' } })).status).toBe(200);
 
     relay.resume();
-    await expect.poll(async () => (await fetch(`${service.url}/readyz`)).status, { timeout: 10_000, interval: 200 }).toBe(200);
+    await expect.poll(async () => (await fetch(`${service.url}/readyz`)).status, { timeout: 30_000, interval: 200 }).toBe(200);
     expect((await search()).status).toBe(200);
     const accepted = await wiki();
     expect(accepted.status).toBe(202);
-  }, 60_000);
+  }, 150_000);
 });

@@ -365,13 +365,31 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
     const { embedder } = await setup();
     const order = async (inProcess: boolean) => {
       const seen: string[] = [];
+      // For the remote model, no call returns until both batches have made one: batches that
+      // overlap always get there; batches prepared one at a time never do, and the deadline fails the test.
+      let bothEntered!: () => void;
+      let timer: NodeJS.Timeout | undefined;
+      const latch = Promise.race([
+        new Promise<void>((resolve) => (bothEntered = resolve)),
+        new Promise<never>((_, reject) => {
+          if (inProcess) return;
+          timer = setTimeout(() => reject(new Error(`only one batch's embedding calls entered: ${seen.join(',')}`)), 30_000);
+        }),
+      ]);
+      latch.catch(() => undefined);
       const observed: Embedder = {
         model: embedder.model,
         dimension: embedder.dimension,
         inProcess,
         async embed(texts, type) {
           seen.push(texts[0]!.split('\n')[0]!);
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (inProcess) {
+            // A chance for the other batch to cut in, were it not kept out.
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          } else {
+            if (seen.some((t) => t.startsWith('A')) && seen.some((t) => t.startsWith('B'))) bothEntered();
+            await latch;
+          }
           return embedder.embed(texts, type);
         },
       };
@@ -379,6 +397,8 @@ describe.each(kinds)('ingestion pipeline on %s', (kind) => {
       const batch = (name: string) =>
         ['1', '2', '3'].map((n) => ({ namespace: 'wiki' as const, title: `${name}${n}${inProcess}`, content: `${name} text ${n}` }));
       await Promise.all([ingestion.ingestMany(batch('A')), ingestion.ingestMany(batch('B'))]);
+      if (!inProcess) await latch;
+      clearTimeout(timer);
       return seen.map((title) => title[0]).join('');
     };
     // Either batch may finish its hash check first; then it is prepared whole.

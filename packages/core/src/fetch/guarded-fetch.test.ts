@@ -95,7 +95,8 @@ async function refusedWith(promise: Promise<unknown>, reason: string): Promise<F
   return error as FetchRefusedError;
 }
 
-async function eventually(check: () => boolean, timeoutMs = 2_000): Promise<void> {
+/** Waits for `check`; the default is wide, for a busy machine (a socket closes in milliseconds when idle). */
+async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not reached');
@@ -216,7 +217,8 @@ describe('guardedFetch: status and content type', () => {
       res.write('%PDF-1.7');
       // never ends: a refusal that waited for the body would time out instead
     });
-    await failedWith(guardedFetch(server.origin, options({ timeoutMs: 2_000 })), 'content-type');
+    // Seconds, so that the headers always arrive in time on a busy machine.
+    await failedWith(guardedFetch(server.origin, options({ timeoutMs: 10_000 })), 'content-type');
     await eventually(() => server.sockets.size === 0);
   });
 
@@ -377,7 +379,7 @@ describe('guardedFetch: redirects', () => {
 describe('guardedFetch: addresses', () => {
   it('refuses a name when any of its addresses is private, without connecting', async () => {
     const dnsTable = fakeDns({ 'mixed.example.com': ['93.184.216.34', '10.0.0.5'], 'mapped.example.com': ['8.8.8.8', '::ffff:127.0.0.1'] });
-    const opts = options({ allowPrivate: false, lookup: dnsTable.lookup, timeoutMs: 1_000 });
+    const opts = options({ allowPrivate: false, lookup: dnsTable.lookup, timeoutMs: 10_000 });
     const mixed = await refusedWith(guardedFetch('http://mixed.example.com/', opts), 'address');
     expect(mixed.addressClass).toBe('private');
     expect(mixed.message).toContain('10.0.0.5');
@@ -386,7 +388,7 @@ describe('guardedFetch: addresses', () => {
 
   it('refuses cloud metadata even with allowPrivate', async () => {
     const dnsTable = fakeDns({ 'metadata.example.test': ['169.254.169.254'] });
-    const opts = options({ allowPrivate: true, lookup: dnsTable.lookup, timeoutMs: 1_000 });
+    const opts = options({ allowPrivate: true, lookup: dnsTable.lookup, timeoutMs: 10_000 });
     expect((await refusedWith(guardedFetch('http://169.254.169.254/latest/meta-data/', opts), 'address')).addressClass).toBe('metadata');
     await refusedWith(guardedFetch('http://metadata.example.test/', opts), 'address');
     await refusedWith(guardedFetch('http://[fd00:ec2::254]/', opts), 'address');
