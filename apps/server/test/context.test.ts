@@ -21,7 +21,7 @@ url: https://docs.example.com/install
 
 Orbit runs on Linux and macOS. Download the archive, unpack it and run \`orbit init\`.
 
-## Upgrading
+## Upgrading {#upgrade-orbit}
 
 Stop the daemon with \`orbit stop\`, replace the binary, then run \`orbit migrate\`.
 `;
@@ -69,7 +69,8 @@ describe.each(modes)('POST /api/v1/context (%s)', (_mode, kind, redis) => {
       slug: 'guides/install.md',
       namespace: 'user_docs',
       url: 'https://docs.example.com/install',
-      anchor: 'upgrading',
+      // The id the author gave the heading, which the site uses; the heading as the site shows it.
+      anchor: 'upgrade-orbit',
       headingPath: 'Installing Orbit > Upgrading',
       tokens: expect.any(Number),
     });
@@ -80,6 +81,7 @@ describe.each(modes)('POST /api/v1/context (%s)', (_mode, kind, redis) => {
     const chat = await json(await service.api('/api/v1/chat', { method: 'POST', key: reader.key, json: { message: 'How do I upgrade orbit?', stream: false } }));
     const documents = new Set(body.passages.map((p: { documentId: string }) => p.documentId));
     expect(chat.sources.length).toBeGreaterThan(0);
+    expect(chat.sources).toContainEqual(expect.objectContaining({ documentId: docs.install, anchor: 'upgrade-orbit', section: 'Upgrading' }));
     for (const source of chat.sources) expect(documents).toContain(source.documentId);
   });
 
@@ -135,7 +137,7 @@ describe.each(modes)('POST /api/v1/context (%s)', (_mode, kind, redis) => {
 
   it('gives search results the anchor of their section, as chat sources carry it', async () => {
     const found = await json(await service.api('/api/v1/search', { method: 'POST', key: reader.key, json: { query: 'stop the daemon and migrate', mode: 'hybrid', topK: 1 } }));
-    expect(found.results[0]).toMatchObject({ documentId: docs.install, url: 'https://docs.example.com/install', anchor: 'upgrading', headingPath: 'Installing Orbit > Upgrading' });
+    expect(found.results[0]).toMatchObject({ documentId: docs.install, url: 'https://docs.example.com/install', anchor: 'upgrade-orbit', headingPath: 'Installing Orbit > Upgrading' });
     // No url, no anchor to append to it.
     const cache = await json(await service.api('/api/v1/search', { method: 'POST', key: reader.key, json: { query: 'cache ttl seconds', mode: 'hybrid', topK: 1 } }));
     expect(cache.results[0].documentId).toBe(docs.cache);

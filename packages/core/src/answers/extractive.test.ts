@@ -64,6 +64,12 @@ describe('extractive answers', () => {
     expect(text).toMatch(/The default port is 1313\. \[1\]\n\nRead more: \[Server › Options\]\(https:\/\/docs\.example\.com\/server\/#options\) \[1\]\.$/);
   });
 
+  it('links a section by the id its author gave its heading, shown without it', () => {
+    const custom = { ...SERVER, headingPath: 'Server > Options {#server-options}', url: 'https://docs.example.com/server/' };
+    const text = answer('What is the default port of the server?', [custom]);
+    expect(text).toMatch(/Read more: \[Server › Options\]\(https:\/\/docs\.example\.com\/server\/#server-options\) \[1\]\.$/);
+  });
+
   it("links a PDF's section by its page, as its source does, which PDF viewers open at", () => {
     const pdf = { ...SERVER, url: 'https://docs.example.com/server.pdf', page: 3 };
     const text = answer('What is the default port of the server?', [pdf]);

@@ -22,7 +22,7 @@
 import { EXTENDED_STOP_WORDS, analyze, sentenceSpans, stripInlineMarkup } from '@kb/content';
 import { TextMemo } from '../text-memo.ts';
 import { primaryLanguage } from './language.ts';
-import { sectionLink, sourcesOf, type Answerer, type AnswerInput, type AnswerStream, type Passage, type WordFrequencies } from './types.ts';
+import { displayHeadingPath, sectionLink, sourcesOf, type Answerer, type AnswerInput, type AnswerStream, type Passage, type WordFrequencies } from './types.ts';
 
 /** `line`: one line of a long code block (a listing of options, say), quoted on its own. */
 type UnitKind = 'sentence' | 'item' | 'code' | 'line' | 'row';
@@ -554,7 +554,7 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     fragments.push(settings.frame && !citeInline ? `\n\n${citation(passage)}\n\n` : '\n\n');
   }
   // Links to the sections quoted, for the reader who wants more than the answer's few lines.
-  const links = settings.frame ? quoted.flatMap((p) => { const link = sectionLink(p); return link ? [`[${p.headingPath.split(' > ').join(' › ')}](${link}) ${citation(p)}`] : []; }) : [];
+  const links = settings.frame ? quoted.flatMap((p) => { const link = sectionLink(p); return link ? [`[${displayHeadingPath(p.headingPath).split(' > ').join(' › ')}](${link}) ${citation(p)}`] : []; }) : [];
   if (links.length > 0) fragments.push(`${phrases.readMore}: ${[...new Set(links)].join(', ')}.`);
   else if (fragments.length > 0) fragments[fragments.length - 1] = fragments.at(-1)!.replace(/\n+$/, '');
   return { fragments, passages: used, quoted, evidence, answered: true };

@@ -11,7 +11,7 @@ import { SectionsRepository } from './sections.repository.ts';
 import type { Answerer } from './types.ts';
 
 export type { Answerer, AnswerInput, AnswerStream, HistoryMessage, Passage, RetrievalMode, Retrieval, RetrieveInput, Source } from './types.ts';
-export { headingAnchor, sectionAnchor, sourcesOf } from './types.ts';
+export { displayHeadingPath, headingAnchor, headingText, sectionAnchor, sourcesOf } from './types.ts';
 export { canonicalLanguageTag, languageName, LanguageDetector, primaryLanguage } from './language.ts';
 export { PassageRetriever, DEFAULT_MAX_DOCUMENTS } from './passages.ts';
 export type { QueryRewriter } from './passages.ts';

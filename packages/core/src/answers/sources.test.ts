@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headingAnchor, sourcesOf, type Passage } from './types.ts';
+import { displayHeadingPath, headingAnchor, headingText, sourcesOf, type Passage } from './types.ts';
 
 const passage = (fields: Partial<Passage>): Passage => ({
   documentId: 'd1',
@@ -46,5 +46,24 @@ describe('sources', () => {
     expect(headingAnchor('  Écrire des menus ')).toBe('écrire-des-menus');
     expect(headingAnchor('`hugo server` flags')).toBe('hugo-server-flags');
     expect(headingAnchor('snake_case and kebab-case')).toBe('snake_case-and-kebab-case');
+  });
+
+  it("takes the id an author gave a heading ({#id}, as Hugo, Docusaurus, Pandoc and kramdown write it), and shows the heading without it", () => {
+    expect(headingAnchor('Configuration {#configuration-open-graph}')).toBe('configuration-open-graph');
+    expect(headingAnchor('Options {#server-options .wide data-x="a b"}')).toBe('server-options');
+    expect(headingAnchor('Install {: #install-linux}')).toBe('install-linux');
+    expect(headingText('Configuration {#configuration-open-graph}')).toBe('Configuration');
+    // A class alone gives no id: the default anchor of the text.
+    expect(headingAnchor('Notes {.aside}')).toBe('notes');
+    // Braces that are not an attribute block are the heading's text.
+    expect(headingText('Use {{ .Title }} in templates')).toBe('Use {{ .Title }} in templates');
+    expect(headingAnchor('The {name} placeholder')).toBe('the-name-placeholder');
+    expect(headingText('Map {a: 1}')).toBe('Map {a: 1}');
+    expect(displayHeadingPath('Embedded templates > Open Graph > Configuration {#configuration-open-graph}')).toBe('Embedded templates > Open Graph > Configuration');
+    expect(
+      sourcesOf([passage({ headingPath: 'Embedded templates > Metadata {#metadata-x-cards}', url: 'https://gohugo.io/templates/embedded/' })]),
+    ).toEqual([
+      { title: 'Install Hugo', documentId: 'd1', slug: 'install', namespace: 'user_docs', url: 'https://gohugo.io/templates/embedded/', anchor: 'metadata-x-cards', section: 'Metadata' },
+    ]);
   });
 });

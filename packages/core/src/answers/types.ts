@@ -46,12 +46,38 @@ export interface Source {
 }
 
 /**
- * The anchor most documentation sites give a heading (GitHub's and Hugo's default): lower case,
- * punctuation dropped, each space a hyphen.
+ * A heading's attribute block, as Hugo, Docusaurus, Pandoc and kramdown let authors write it
+ * after the text (`## Options {#server-options .wide}`): the site shows the text and gives the
+ * heading that id.
+ */
+const HEADING_ATTRIBUTES = /\s*\{:?\s*((?:(?:[#.][\w:.-]+|[\w-]+=(?:"[^"]*"|[^\s"}]+))\s*)+)\}\s*$/u;
+
+function parseHeading(heading: string): { text: string; id?: string } {
+  const match = HEADING_ATTRIBUTES.exec(heading);
+  if (!match) return { text: heading.trim() };
+  const id = /(?:^|\s)#([\w:.-]+)/u.exec(match[1]!)?.[1];
+  return { text: heading.slice(0, match.index).trim(), ...(id ? { id } : {}) };
+}
+
+/** A heading as the site shows it: without an attribute block such as `{#custom-id}`. */
+export function headingText(heading: string): string {
+  return parseHeading(heading).text;
+}
+
+/** A heading path (`Title > Section`) as the site shows its headings. */
+export function displayHeadingPath(headingPath: string): string {
+  return headingPath.includes('{') ? headingPath.split(' > ').map(headingText).join(' > ') : headingPath;
+}
+
+/**
+ * The anchor a documentation site gives a heading: the id its author gave it (`{#custom-id}`), or
+ * else the default of most sites (GitHub's and Hugo's): lower case, punctuation dropped, each space
+ * a hyphen.
  */
 export function headingAnchor(heading: string): string {
-  return heading
-    .trim()
+  const { text, id } = parseHeading(heading);
+  if (id !== undefined) return id;
+  return text
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .replace(/\s/g, '-');
@@ -69,7 +95,7 @@ export function sectionAnchor(headingPath: string): string | undefined {
 export function sectionHeading(headingPath: string): string | undefined {
   const headings = headingPath.split(' > ');
   if (headings.length < 2) return undefined;
-  const heading = headings.at(-1)!.trim();
+  const heading = headingText(headings.at(-1)!);
   return heading === '' ? undefined : heading;
 }
 

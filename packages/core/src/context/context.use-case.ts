@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import type { PassageRetriever } from '../answers/passages.ts';
-import { sectionAnchor } from '../answers/types.ts';
+import { displayHeadingPath, sectionAnchor } from '../answers/types.ts';
 import type { QueryLog } from '../insights/query-log.ts';
 import { resolveNamespaces } from '../namespaces.ts';
 import { metrics, secondsSince } from '../telemetry/metrics.ts';
@@ -76,7 +76,7 @@ export class ContextUseCase {
         namespace: p.namespace,
         ...(p.url !== undefined ? { url: p.url } : {}),
         ...(anchor !== undefined ? { anchor } : {}),
-        headingPath: p.headingPath,
+        headingPath: displayHeadingPath(p.headingPath),
         content: p.content,
         tokens: p.tokens,
       };

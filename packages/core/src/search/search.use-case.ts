@@ -4,7 +4,7 @@
  * search metrics) written here, once, so that no adapter repeats them or forgets them.
  */
 import type { Principal } from '../auth/principal.ts';
-import { sectionAnchor } from '../answers/types.ts';
+import { displayHeadingPath, sectionAnchor } from '../answers/types.ts';
 import type { QueryLog } from '../insights/query-log.ts';
 import { metrics, secondsSince } from '../telemetry/metrics.ts';
 import type { SearchMode, SearchResult, SearchService } from './search.service.ts';
@@ -48,8 +48,12 @@ export class SearchUseCase {
   }
 }
 
-/** A result with its section's anchor, as chat sources carry it (only with a url to append it to). */
+/**
+ * A result as the site shows its section (headings without attribute blocks), with the section's
+ * anchor, as chat sources carry it (only with a url to append it to).
+ */
 export function withAnchor(result: SearchResult): SearchHit {
   const anchor = result.url !== undefined ? sectionAnchor(result.headingPath) : undefined;
-  return anchor !== undefined ? { ...result, anchor } : result;
+  const shown = { ...result, headingPath: displayHeadingPath(result.headingPath) };
+  return anchor !== undefined ? { ...shown, anchor } : shown;
 }
