@@ -369,6 +369,42 @@ describe('HTML', () => {
     expect(paths(doc)).toEqual(['Guide > Real']);
     expectWellFormed(doc);
   });
+
+  it('keeps HTML comments out of every chunk, as rendered Markdown does, and the blocks around them one blank line apart', () => {
+    const source = [
+      '# Menus',
+      '',
+      '<!--',
+      'This list intentionally excludes `pageRef`. Add those properties manually.',
+      '-->',
+      '',
+      'Set `name` to the text of the entry.',
+      '',
+      '<!-- markdownlint-disable MD007 --> <!-- another -->',
+      '',
+      '```html',
+      '<!-- a comment in an example stays -->',
+      '<nav></nav>',
+      '```',
+      '',
+      '<!-- unclosed comment runs to the end of its block',
+      '',
+      'Last words.',
+      '',
+    ].join('\n');
+    const doc = chunk(source);
+    expectWellFormed(doc);
+    const children = childrenOf(doc).map((c) => c.content).join('\n---\n');
+    expect(children).not.toContain('intentionally excludes');
+    expect(children).not.toContain('markdownlint');
+    expect(children).toContain('<!-- a comment in an example stays -->');
+    expect(children).toContain('Set `name` to the text of the entry.');
+    expect(doc.parents.map((p) => p.content)).toEqual([
+      '# Menus\n\nSet `name` to the text of the entry.\n\n```html\n<!-- a comment in an example stays -->\n<nav></nav>\n```\n\n<!-- unclosed comment runs to the end of its block\n\nLast words.',
+    ]);
+    // A section of nothing but a comment makes no chunk.
+    expect(paths(chunk('# A\n\nText.\n\n## B\n\n<!-- todo: write this -->\n'))).toEqual(['Guide > A']);
+  });
 });
 
 describe('blocks that only point elsewhere', () => {
@@ -414,7 +450,7 @@ describe('blocks that only point elsewhere', () => {
     expect(chunk('## Only definitions\n\n[a]: /a\n[b]: /b\n').parents).toEqual([]);
   });
 
-  it('is version 3 of the splitting, so stored documents are split again on their next ingest', () => {
-    expect(CHUNKER_VERSION).toBe('md-hier-3');
+  it('is version 4 of the splitting, so stored documents are split again on their next ingest', () => {
+    expect(CHUNKER_VERSION).toBe('md-hier-4');
   });
 });

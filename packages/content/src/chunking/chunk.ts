@@ -2,7 +2,7 @@ import type { HeadingItem, Unit } from './blocks.ts';
 import { fragmentMarker, stripFragmentMarkers } from './fragments.ts';
 import { findFrontMatter, parseFrontMatter } from './front-matter.ts';
 import { collapseWhitespace, headingPlainTexts } from './heading-text.ts';
-import { SectionPacker } from './pack.ts';
+import { SectionPacker, sliceWithout } from './pack.ts';
 import { parseDocument } from './segment.ts';
 import type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './types.ts';
 
@@ -13,9 +13,10 @@ import type { ChildChunk, ChunkOptions, ChunkedDocument, ParentChunk } from './t
  * 3: a section of nothing but pointers ("See [menus][].", link reference definitions, a lone
  * heading) makes no chunk, child or parent: what it points to is stored where it is written (the
  * document keeps its whole Markdown). Not bumped for fragment markers (fragments.ts): only text
- * that holds them splits differently, and no source wrote them before they existed.
+ * that holds them splits differently, and no source wrote them before they existed. 4: blocks of
+ * nothing but HTML comments are in no chunk.
  */
-export const CHUNKER_VERSION = 'md-hier-3';
+export const CHUNKER_VERSION = 'md-hier-4';
 export const DEFAULT_MAX_CHILD_TOKENS = 300;
 export const DEFAULT_MIN_CHILD_TOKENS = 40;
 const LOWEST_MAX_CHILD_TOKENS = 16;
@@ -45,8 +46,27 @@ function sameText(a: string, b: string): boolean {
 }
 
 /** Section text without leading blank lines and trailing whitespace. */
-function sectionContent(source: string, start: number, end: number): string {
-  return source.slice(start, end).replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+function sectionContent(source: string, start: number, end: number, omitted: readonly Unit[] = []): string {
+  return sliceWithout(source, start, end, omitted).replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+}
+
+/**
+ * Whether a block is nothing but HTML comments (an author's note, a linter directive): rendered
+ * Markdown does not show them, so no chunk holds them. Linear in the block's length.
+ */
+function isCommentOnly(text: string): boolean {
+  let at = 0;
+  let comments = 0;
+  for (;;) {
+    while (at < text.length && /\s/.test(text.charAt(at))) at++;
+    if (at === text.length) return comments > 0;
+    // The service's own markers (pages, included fragments) are read after splitting.
+    if (!text.startsWith('<!--', at) || text.startsWith('<!-- kb:', at)) return false;
+    const close = text.indexOf('-->', at + 4);
+    if (close < 0) return false;
+    comments++;
+    at = close + 3;
+  }
 }
 
 /** A line of link reference definitions: `[label]: destination "title"`. */
@@ -145,11 +165,13 @@ export function chunkMarkdown(input: { title: string; content: string }, options
     // A section of nothing but pointers makes no children: on its own such a chunk holds the words
     // of a link target, not of an answer, and crowds a result list. Beside other text, a pointer
     // stays with its neighbours.
-    const kinds = new Map(all.map((unit) => [unit, unit.kind === 'text' ? pointerKind(source.slice(unit.start, unit.end)) : null]));
+    const comments = all.filter((unit) => unit.kind === 'text' && isCommentOnly(source.slice(unit.start, unit.end)));
+    const commentSet = new Set(comments);
+    const kinds = new Map(all.map((unit) => [unit, commentSet.has(unit) ? 'markup' : unit.kind === 'text' ? pointerKind(source.slice(unit.start, unit.end)) : null]));
     if ([...kinds.values()].every((kind) => kind !== null)) return;
     const children: ChildChunk[] = [];
     for (const run of section.runs) {
-      const packer = new SectionPacker(source, max, min);
+      const packer = new SectionPacker(source, max, min, comments);
       for (const unit of run.units) if (kinds.get(unit) !== 'markup') packer.add(unit);
       for (const child of packer.finish()) {
         children.push({
@@ -165,7 +187,7 @@ export function chunkMarkdown(input: { title: string; content: string }, options
     parents.push({
       ordinal: parents.length,
       headingPath: section.headingPath,
-      content: stripFragmentMarkers(sectionContent(source, section.start, end)),
+      content: stripFragmentMarkers(sectionContent(source, section.start, end, comments)),
       children,
     });
   };

@@ -15,6 +15,22 @@ export interface PackedChild {
 }
 
 /**
+ * `source` from `start` to `end` without the spans `omitted` (sorted, not overlapping), each with
+ * the blank lines after it, so that the blocks around one stay a blank line apart.
+ */
+export function sliceWithout(source: string, start: number, end: number, omitted: readonly Span[]): string {
+  let text = '';
+  let at = start;
+  for (const span of omitted) {
+    if (span.end <= at || span.start >= end) continue;
+    text += source.slice(at, Math.max(at, span.start));
+    at = Math.min(end, span.end);
+    for (let next = source.indexOf('\n', at); next >= 0 && next < end && source.slice(at, next).trim() === ''; next = source.indexOf('\n', at)) at = next + 1;
+  }
+  return text + source.slice(at, end);
+}
+
+/**
  * Packs the blocks of one section into child chunks of at most `max` estimated tokens.
  *
  * Blocks that fit are kept whole and merged with their neighbours; bigger blocks are opened up:
@@ -29,7 +45,13 @@ export class SectionPacker {
     private readonly source: string,
     private readonly max: number,
     private readonly min: number,
+    /** Blocks of the section that no child holds (HTML comments), sorted: cut out of merged spans. */
+    private readonly omitted: readonly Span[] = [],
   ) {}
+
+  private text(start: number, end: number): string {
+    return this.omitted.length === 0 ? this.source.slice(start, end) : sliceWithout(this.source, start, end, this.omitted);
+  }
 
   add(unit: Unit): void {
     this.addUnit(unit, unit.start);
@@ -53,7 +75,7 @@ export class SectionPacker {
    * the span is halved at the line break nearest its middle (then at spaces for a single line).
    */
   private emitSpan(start: number, end: number, out: PackedChild[]): void {
-    const content = this.source.slice(start, end);
+    const content = this.text(start, end);
     if (content.trim() === '') return;
     const tokenCount = estimateTokens(content);
     if (tokenCount <= this.max) {
@@ -63,8 +85,8 @@ export class SectionPacker {
     const cut = this.middleLineBreak(start, end);
     if (cut < 0) {
       for (const piece of splitText(this.source, start, end, this.max, 2)) {
-        const text = this.source.slice(piece.start, piece.end);
-        out.push({ content: text, tokenCount: estimateTokens(text) });
+        const text = this.text(piece.start, piece.end);
+        if (text.trim() !== '') out.push({ content: text, tokenCount: estimateTokens(text) });
       }
       return;
     }
