@@ -17,6 +17,24 @@ export const jsonInt = (min: number, max: number) => z.number().int().min(min).m
 /** One of the four namespaces. */
 export const namespaceSchema = z.enum(NAMESPACES, { error: (issue) => oneOf(NAMESPACES, issue.input) });
 
+/** Namespaces a filter may list. */
+const MAX_FILTER_NAMESPACES = 4;
+
+/**
+ * A namespace filter: one namespace, or a list of up to 4. A value outside the set is named as
+ * such, whichever form it came in (a union's own message would only say the input is invalid).
+ */
+export const namespaceFilterSchema = () =>
+  z.union([namespaceSchema, z.array(namespaceSchema).max(MAX_FILTER_NAMESPACES)], {
+    error: (issue) => {
+      const input = issue.input;
+      if (!Array.isArray(input)) return typeof input === 'string' ? oneOf(NAMESPACES, input) : `must be a namespace or a list of namespaces: ${oneOf(NAMESPACES, input)}`;
+      if (input.length > MAX_FILTER_NAMESPACES) return `must list at most ${MAX_FILTER_NAMESPACES} namespaces (got ${input.length})`;
+      const outside = input.find((value) => !(NAMESPACES as readonly unknown[]).includes(value));
+      return outside === undefined ? undefined : oneOf(NAMESPACES, outside);
+    },
+  });
+
 /** The message of a value outside a closed set: the set, and an excerpt of what came. */
 export function oneOf(values: readonly string[], input: unknown): string {
   return `must be one of ${values.join(', ')}${input === undefined ? '' : ` (got ${quoteValue(input)})`}`;

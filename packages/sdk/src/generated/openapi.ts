@@ -614,9 +614,9 @@ export interface components {
             slug: string;
             /** @description The document's link, when it has one */
             url?: string;
-            /** @description With url: the anchor of the passage's section (GitHub-style heading anchor, as chat sources give it), to link url#anchor */
+            /** @description With url: the anchor of the passage's section (the id its author gave the heading, else its GitHub-style anchor; as chat sources give it), to link url#anchor */
             anchor?: string;
-            /** @description Heading trail, document title first, joined by " > " */
+            /** @description Heading trail, document title first, joined by " > " (headings as the site shows them) */
             headingPath: string;
             content: string;
             namespace: string;

@@ -1,6 +1,6 @@
 import { canonicalLanguageTag } from '@kb/core';
 import { z } from 'zod';
-import { jsonBoolean, maxChars, nonBlankText, namespaceSchema } from '../../schemas.ts';
+import { jsonBoolean, maxChars, nonBlankText, namespaceFilterSchema } from '../../schemas.ts';
 
 /** Longest question a chat request takes (a pasted error message or log excerpt fits). */
 export const MAX_CHAT_MESSAGE_CHARS = 10_000;
@@ -11,8 +11,7 @@ export const languageTagSchema = maxChars(z.string(), 64).refine((tag) => canoni
 /** The body of POST /chat; unknown fields are refused, naming them (a typo is never ignored). */
 export const chatInput = z.strictObject({
   message: nonBlankText(MAX_CHAT_MESSAGE_CHARS, 'message must not be empty').meta({ description: "The user's question" }),
-  source: z
-    .union([namespaceSchema, z.array(namespaceSchema).max(4)])
+  source: namespaceFilterSchema()
     .optional()
     .meta({ description: 'Namespace(s) to search: one or a list of up to 4. Absent or an empty list: all namespaces.' }),
   conversationId: maxChars(z.string().min(1), 100)

@@ -1,13 +1,12 @@
 import { MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from '@kb/core';
 import { z } from 'zod';
-import { jsonInt, nonBlankText, namespaceSchema } from '../../schemas.ts';
+import { jsonInt, nonBlankText, namespaceFilterSchema } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 import { MAX_CHAT_MESSAGE_CHARS } from '../chat/schemas.ts';
 
 export const contextInput = z.strictObject({
   question: nonBlankText(MAX_CHAT_MESSAGE_CHARS, 'question must not be empty').meta({ description: 'The question your model is to answer' }),
-  source: z
-    .union([namespaceSchema, z.array(namespaceSchema).max(4)])
+  source: namespaceFilterSchema()
     .optional()
     .meta({ description: 'Namespace(s) to read: one or a list of up to 4. Absent or an empty list: all namespaces (of the key).' }),
   maxTokens: jsonInt(MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS)

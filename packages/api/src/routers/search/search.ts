@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { jsonInt, nonBlankText, namespaceSchema } from '../../schemas.ts';
+import { jsonInt, nonBlankText, namespaceFilterSchema } from '../../schemas.ts';
 import { principalOf, procedure } from '../../trpc.ts';
 
 export const searchInput = z.strictObject({
   query: nonBlankText(10_000, 'query must not be empty'),
-  source: z
-    .union([namespaceSchema, z.array(namespaceSchema).max(4)])
+  source: namespaceFilterSchema()
     .optional()
     .meta({ description: 'Namespace filter: one namespace or a list of up to 4. Absent or an empty list: all namespaces.' }),
   topK: jsonInt(1, 20).optional().meta({ description: 'Maximum results, 1 to 20. Default 5.' }),
@@ -30,8 +29,8 @@ const resultSchema = z
     anchor: z
       .string()
       .optional()
-      .meta({ description: "With url: the anchor of the passage's section (GitHub-style heading anchor, as chat sources give it), to link url#anchor" }),
-    headingPath: z.string().meta({ description: 'Heading trail, document title first, joined by " > "' }),
+      .meta({ description: "With url: the anchor of the passage's section (the id its author gave the heading, else its GitHub-style anchor; as chat sources give it), to link url#anchor" }),
+    headingPath: z.string().meta({ description: 'Heading trail, document title first, joined by " > " (headings as the site shows them)' }),
     content: z.string(),
     namespace: z.string(),
     page: z.number().int().optional().meta({ description: 'The page of its source the chunk starts on, for a PDF (link url#page=N)' }),
