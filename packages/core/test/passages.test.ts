@@ -1,5 +1,5 @@
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PassageRetriever } from '../src/answers/passages.ts';
 import { LocalReranker } from '../src/answers/rerank.ts';
 import { SectionsRepository } from '../src/answers/sections.repository.ts';
@@ -7,6 +7,8 @@ import { sourcesOf } from '../src/answers/types.ts';
 import { LocalEmbedder } from '../src/embeddings/local.ts';
 import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { createLogger } from '../src/logger.ts';
+import { NAMESPACES } from '../src/namespaces.ts';
+import { SearchRepository } from '../src/search/search.repository.ts';
 import { SearchService } from '../src/search/search.service.ts';
 
 const kinds = await testStoreKinds();
@@ -30,6 +32,9 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
       { slug: 'menus-copy', title: 'Menus (old)', content: '# Menus\n\n## Define menus\n\nDefine menu entries in the site configuration under the menus key.\n' },
       { slug: 'huge', title: 'Sitemap', content: `# Sitemap\n\n## Sitemap settings\n\n${filler('sitemap', 120)}\n\nThe sitemap changefreq defaults to weekly.\n\n${filler('sitemap', 120)}\n` },
       ...Array.from({ length: 8 }, (_, i) => ({ slug: `theme-${i}`, title: `Theme ${i}`, content: `# Theme ${i}\n\nTheme ${i} styles menus and menu entries its own way.\n` })),
+      // Two pages whose text is almost the same (a shared fragment, copied with a change).
+      { slug: 'zephyr-a', title: 'Zephyr gadget', content: '# Zephyr gadget\n\nInstall the zephyr gadget with the gadget installer, then restart the zephyr daemon so that it loads the gadget. The installer asks for the daemon port and writes it to the zephyr configuration file, which the daemon reads at start.\n' },
+      { slug: 'zephyr-b', title: 'Zephyr gadget (mirror)', content: '# Zephyr gadget\n\nInstall the zephyr gadget with the gadget installer, then restart the zephyr daemon so that it loads the gadget. The installer asks for the daemon port and writes it to the zephyr configuration file, which the daemon reads at start. Mirrored.\n' },
       ...Array.from({ length: 5 }, (_, i) => ({ slug: `palette-${i}`, title: `Palette ${i}`, content: `# Palette ${i}\n\nPalette tokens set button colours in scheme ${i}.\n` })),
       {
         slug: 'palette-guide',
@@ -95,6 +100,13 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
     for (const id of firstDocuments) expect(documents).toContain(id);
   });
 
+  it("keeps a page search ranks first as a source when its text nearly repeats another page's", async () => {
+    const found = (await search.search({ query: 'install the zephyr gadget', topK: 5, mode: 'hybrid' })).map((r) => r.slug);
+    expect(found.slice(0, 2).sort()).toEqual(['zephyr-a', 'zephyr-b']);
+    const { passages } = await retriever.retrieve({ message: 'install the zephyr gadget' });
+    expect(sourcesOf(passages).map((s) => s.slug)).toEqual(expect.arrayContaining(['zephyr-a', 'zephyr-b']));
+  });
+
   it('finds nothing for a query no chunk shares a word with, in both search modes', async () => {
     for (const mode of ['hybrid', 'semantic'] as const) {
       expect((await search.searchScored({ query: 'zzzxqv', topK: 5, mode })).results).toEqual([]);
@@ -125,5 +137,21 @@ describe.each(kinds)('passage retrieval on %s', (kind) => {
 
   it('searches only the namespaces asked', async () => {
     expect((await retriever.retrieve({ message: 'menus', namespaces: ['wiki'] })).passages).toEqual([]);
+  });
+
+  it('searches with no filter when every namespace is asked, as a search that names none does', async () => {
+    const candidates = vi.spyOn(SearchRepository.prototype, 'hybridCandidates');
+    const nearest = vi.spyOn(SearchRepository.prototype, 'nearest');
+    try {
+      for (const scope of [null, [...NAMESPACES]]) {
+        await retriever.retrieve({ message: 'menus', namespaces: [...NAMESPACES].reverse() });
+        await search.searchScored({ query: 'menus', namespaces: [...NAMESPACES], scope, topK: 5, mode: 'semantic' });
+      }
+      expect(candidates.mock.calls.map((call) => call[0].namespaces)).toEqual([null, null]);
+      expect(nearest.mock.calls.map((call) => call[1])).toEqual([null, null]);
+    } finally {
+      candidates.mockRestore();
+      nearest.mockRestore();
+    }
   });
 });

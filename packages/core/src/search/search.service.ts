@@ -97,11 +97,14 @@ export function collapseIdentical<T extends { chunkId?: string; documentId?: str
   return kept;
 }
 
-/** The namespaces a search filters on (null: no filter, every namespace), within its scope. */
+/**
+ * The namespaces a search filters on (null: no filter, every namespace), within its scope. Every
+ * namespace named is no filter either: both must rank alike (a filter changes the statements'
+ * plans, and an approximate vector index's neighbours).
+ */
 function searchedNamespaces(input: SearchInput): readonly string[] | null {
-  if (input.scope === undefined || input.scope === null) return input.namespaces && input.namespaces.length > 0 ? input.namespaces : null;
-  const resolved = resolveNamespaces(input.namespaces, input.scope);
-  return resolved.length === NAMESPACES.length ? null : resolved;
+  const resolved = input.scope === undefined || input.scope === null ? [...new Set(input.namespaces ?? [])] : resolveNamespaces(input.namespaces, input.scope);
+  return resolved.length === 0 || NAMESPACES.every((namespace) => resolved.includes(namespace)) ? null : resolved;
 }
 
 /**
