@@ -245,10 +245,11 @@ function assemble(candidates: readonly Candidate[], budget: number, maxDocuments
     ? documentOrder.flatMap((id) => bestOfEach.filter((c) => c.section.documentId === id)).slice(0, maxDocuments)
     : bestOfEach.slice(0, maxDocuments);
   const share = Math.max(200, Math.floor(budget / Math.max(1, firstOfEach.length)));
-  const take = (candidate: Candidate, limit: number) => {
-    if (budget - used < 50) return;
+  /** Whether the candidate was taken; `duplicates` says whether a near-duplicate may be. */
+  const take = (candidate: Candidate, limit: number, duplicates = false): boolean => {
+    if (budget - used < 50) return false;
     const { section } = candidate;
-    if (!documents.has(section.documentId) && documents.size >= maxDocuments) return;
+    if (!documents.has(section.documentId) && documents.size >= maxDocuments) return false;
     let content = section.sectionContent;
     let tokens = estimateTokens(content);
     if (tokens > limit || tokens > budget - used) {
@@ -260,16 +261,24 @@ function assemble(candidates: readonly Candidate[], budget: number, maxDocuments
         tokens = estimateTokens(content);
       }
     }
-    if (tokens > budget - used) return;
+    if (tokens > budget - used) return false;
     const words = shingles.get(content);
-    if (taken.some((t) => nearDuplicate(t, words))) return;
+    if (!duplicates && taken.some((t) => nearDuplicate(t, words))) return false;
     taken.push(words);
     documents.add(section.documentId);
     used += tokens;
     chosen.push({ candidate, content, tokens });
+    return true;
   };
-  for (const candidate of firstOfEach) take(candidate, Math.min(perPassage, share));
-  for (const candidate of candidates) if (!firstOfEach.includes(candidate)) take(candidate, perPassage);
+  // A page search ranked first is a source even when its best section repeats another page's (a
+  // shared fragment): then its next section that does not, else that repeated one.
+  for (const first of firstOfEach) {
+    const limit = Math.min(perPassage, share);
+    const own = candidates.filter((c) => c.section.documentId === first.section.documentId);
+    if (!own.some((candidate) => take(candidate, limit))) take(first, limit, true);
+  }
+  const already = new Set(chosen.map((c) => c.candidate));
+  for (const candidate of candidates) if (!already.has(candidate)) take(candidate, perPassage);
   const order = new Map(candidates.map((c, i) => [c, i]));
   chosen.sort((a, b) => order.get(a.candidate)! - order.get(b.candidate)!);
   return chosen.map(({ candidate: { section, score, hits }, content, tokens }) => {
