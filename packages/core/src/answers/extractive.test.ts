@@ -64,6 +64,22 @@ describe('extractive answers', () => {
     expect(text).toMatch(/The default port is 1313\. \[1\]\n\nRead more: \[Server › Options\]\(https:\/\/docs\.example\.com\/server\/#options\) \[1\]\.$/);
   });
 
+  it('quotes a sentence once when a list item it quotes says it too', () => {
+    const bundles = passage(
+      'Page bundles > Branch bundles',
+      `Analogous to a physical branch, a branch bundle may have descendants including leaf bundles and other branch bundles.
+
+Page bundles are either leaf bundles or branch bundles:
+
+- **leaf bundle**: a directory with an \`index.md\` file. It has no descendants.
+- **branch bundle**: a directory with an \`_index.md\` file. Analogous to a physical branch, a branch bundle may have descendants including leaf bundles and other branch bundles.
+`,
+    );
+    const text = answer('What is the difference between a leaf bundle and a branch bundle?', [bundles]);
+    expect(text).toContain('**branch bundle**: a directory with an `_index.md` file.');
+    expect(text.match(/Analogous to a physical branch/g)).toHaveLength(1);
+  });
+
   it('links a section by the id its author gave its heading, shown without it', () => {
     const custom = { ...SERVER, headingPath: 'Server > Options {#server-options}', url: 'https://docs.example.com/server/' };
     const text = answer('What is the default port of the server?', [custom]);

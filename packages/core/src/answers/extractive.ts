@@ -350,6 +350,11 @@ export interface ExtractiveAnswer {
   answered: boolean;
 }
 
+/** A unit's text for comparing with another's: white space collapsed, lower case. */
+function normalisedText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
 /** Picks and writes the answer (see the module comment). Pure and deterministic. */
 export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'language' | 'passages' | 'wordFrequencies'>, options: ExtractiveOptions = {}): ExtractiveAnswer {
   const settings = { ...DEFAULTS, ...options };
@@ -498,6 +503,10 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     taken++;
     take(unit, 0);
   }
+  // A sentence that a quoted list item or block also says (a summary list repeating its page's
+  // paragraph) is quoted once, in the larger unit.
+  const said = [...picked.keys()].filter((u) => u.kind !== 'sentence').map((u) => normalisedText(u.text));
+  if (said.length > 0) for (const unit of [...picked.keys()]) if (unit.kind === 'sentence' && said.some((text) => text.includes(normalisedText(unit.text)))) picked.delete(unit);
   if (picked.size === 0) return nothing;
 
   // The sources: the passages quoted, then every other passage retrieval found for the question
