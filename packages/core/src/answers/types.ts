@@ -46,17 +46,21 @@ export interface Source {
 }
 
 /**
- * A heading's attribute block, as Hugo, Docusaurus, Pandoc and kramdown let authors write it
- * after the text (`## Options {#server-options .wide}`): the site shows the text and gives the
- * heading that id.
+ * One attribute of a heading's attribute block, as Hugo, Docusaurus, Pandoc and kramdown let
+ * authors write it after the text (`## Options {#server-options .wide}`): the site shows the text
+ * and gives the heading that id. Anchored and without nested repetition: headings are user input.
  */
-const HEADING_ATTRIBUTES = /\s*\{:?\s*((?:(?:[#.][\w:.-]+|[\w-]+=(?:"[^"]*"|[^\s"}]+))\s*)+)\}\s*$/u;
+const HEADING_ATTRIBUTE = /^(?:[#.][\w:.-]+|[\w-]+=[^\s"'{}]+)$/u;
 
 function parseHeading(heading: string): { text: string; id?: string } {
-  const match = HEADING_ATTRIBUTES.exec(heading);
-  if (!match) return { text: heading.trim() };
-  const id = /(?:^|\s)#([\w:.-]+)/u.exec(match[1]!)?.[1];
-  return { text: heading.slice(0, match.index).trim(), ...(id ? { id } : {}) };
+  const text = heading.trim();
+  const open = text.endsWith('}') ? text.lastIndexOf('{') : -1;
+  if (open < 0) return { text };
+  const block = text.slice(open + 1, -1).replace(/^:/, '').trim();
+  const attributes = block === '' ? [] : block.split(/\s+/);
+  if (attributes.length === 0 || !attributes.every((attribute) => HEADING_ATTRIBUTE.test(attribute))) return { text };
+  const id = attributes.find((attribute) => attribute.startsWith('#'))?.slice(1);
+  return { text: text.slice(0, open).trim(), ...(id ? { id } : {}) };
 }
 
 /** A heading as the site shows it: without an attribute block such as `{#custom-id}`. */
