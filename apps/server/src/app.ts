@@ -124,7 +124,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
           : 'built-in extractive; set ANTHROPIC_API_KEY for answers written by Claude',
       adminLogin: services.sessions.enabled ? 'enabled' : 'disabled (set KB_ADMIN_PASSWORD)',
       metrics: !metricsSettings.enabled ? 'off (set KB_METRICS)' : metricsServer ? `on, port ${metricsServer.port}` : 'on, /metrics of this port (bearer token)',
-      // The collector's address without its query or credentials.
+      // The collector's origin only: no path, query or credentials.
       tracing: config.telemetry.tracing ? `on, to ${new URL(config.telemetry.tracing.endpoint).origin}` : 'off',
     },
     'knowledge base service listening',

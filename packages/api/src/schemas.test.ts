@@ -38,6 +38,6 @@ describe('namespace filters', () => {
     expect(messages(['wiki', 'intranet'])).toEqual(['must be one of user_docs, tech_docs, api_endpoints, wiki (got "intranet")']);
     expect(messages(['wiki', 7])).toEqual(['must be one of user_docs, tech_docs, api_endpoints, wiki (got 7)']);
     expect(messages(['wiki', 'wiki', 'wiki', 'wiki', 'wiki'])).toEqual(['must list at most 4 namespaces (got 5)']);
-    expect(messages(12)).toEqual(['must be a namespace or a list of namespaces: must be one of user_docs, tech_docs, api_endpoints, wiki (got 12)']);
+    expect(messages(12)).toEqual(['must be one of user_docs, tech_docs, api_endpoints, wiki, or a list of them (got 12)']);
   });
 });

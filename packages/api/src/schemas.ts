@@ -28,7 +28,7 @@ export const namespaceFilterSchema = () =>
   z.union([namespaceSchema, z.array(namespaceSchema).max(MAX_FILTER_NAMESPACES)], {
     error: (issue) => {
       const input = issue.input;
-      if (!Array.isArray(input)) return typeof input === 'string' ? oneOf(NAMESPACES, input) : `must be a namespace or a list of namespaces: ${oneOf(NAMESPACES, input)}`;
+      if (!Array.isArray(input)) return typeof input === 'string' ? oneOf(NAMESPACES, input) : `must be one of ${NAMESPACES.join(', ')}, or a list of them (got ${quoteValue(input)})`;
       if (input.length > MAX_FILTER_NAMESPACES) return `must list at most ${MAX_FILTER_NAMESPACES} namespaces (got ${input.length})`;
       const outside = input.find((value) => !(NAMESPACES as readonly unknown[]).includes(value));
       return outside === undefined ? undefined : oneOf(NAMESPACES, outside);

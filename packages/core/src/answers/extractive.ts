@@ -447,12 +447,31 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     return !next || next.kind === 'sentence';
   };
   /** `counted`: whether the unit's words count against the answer's budget (the rest of a list it completes does not). */
+  /** Quoted units other than sentences, as compared (a sentence they say is not quoted again). */
+  const larger: string[] = [];
+  const countedWords = new Map<Unit, number>();
   const add = (unit: Unit, counted = true) => {
     // The same sentence or block in two sections (an example repeated on a page) is quoted once.
     if (picked.has(unit) || quotedTexts.has(unit.text) || dangling(unit)) return false;
+    // So is a sentence that a quoted list item or block also says (a summary list repeating its
+    // page's paragraph): in the larger unit, and the words it took are given back.
+    const compared = normalisedText(unit.text);
+    if (unit.kind === 'sentence' && larger.some((text) => text.includes(compared))) return false;
+    if (unit.kind !== 'sentence') {
+      for (const other of [...picked.keys()]) {
+        if (other.kind !== 'sentence' || !compared.includes(normalisedText(other.text))) continue;
+        picked.delete(other);
+        words -= countedWords.get(other) ?? 0;
+      }
+      larger.push(compared);
+    }
     quotedTexts.add(unit.text);
     picked.set(unit, { unit });
-    if (counted && unit.kind !== 'code' && unit.kind !== 'line') words += unit.text.split(/\s+/).length;
+    if (counted && unit.kind !== 'code' && unit.kind !== 'line') {
+      const count = unit.text.split(/\s+/).length;
+      countedWords.set(unit, count);
+      words += count;
+    }
     return true;
   };
   const addContext = (unit: Unit) => add(unit, false);
@@ -503,10 +522,6 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     taken++;
     take(unit, 0);
   }
-  // A sentence that a quoted list item or block also says (a summary list repeating its page's
-  // paragraph) is quoted once, in the larger unit.
-  const said = [...picked.keys()].filter((u) => u.kind !== 'sentence').map((u) => normalisedText(u.text));
-  if (said.length > 0) for (const unit of [...picked.keys()]) if (unit.kind === 'sentence' && said.some((text) => text.includes(normalisedText(unit.text)))) picked.delete(unit);
   if (picked.size === 0) return nothing;
 
   // The sources: the passages quoted, then every other passage retrieval found for the question

@@ -9,7 +9,7 @@
  */
 import { estimateTokens } from '@kb/content';
 import { languageName } from './language.ts';
-import type { HistoryMessage, Passage } from './types.ts';
+import { displayHeadingPath, type HistoryMessage, type Passage } from './types.ts';
 
 export const ANSWER_SYSTEM_PROMPT = `You are the assistant of a documentation knowledge base. You answer questions using only the passages retrieved from the knowledge base for each question.
 
@@ -52,7 +52,7 @@ export function formatPassages(passages: readonly Passage[]): string {
   const body = passages
     .map(
       (p, i) =>
-        `<passage index="${i + 1}" title="${attribute(p.title)}" heading="${attribute(p.headingPath)}" source="${attribute(`${p.namespace}/${p.slug}`)}"${p.url ? ` url="${attribute(p.url)}"` : ''}>\n${neutraliseFences(p.content.trim())}\n</passage>`,
+        `<passage index="${i + 1}" title="${attribute(p.title)}" heading="${attribute(displayHeadingPath(p.headingPath))}" source="${attribute(`${p.namespace}/${p.slug}`)}"${p.url ? ` url="${attribute(p.url)}"` : ''}>\n${neutraliseFences(p.content.trim())}\n</passage>`,
     )
     .join('\n');
   return `<passages>\n${body}\n</passages>`;

@@ -50,10 +50,15 @@ describe('sources', () => {
 
   it("takes the id an author gave a heading ({#id}, as Hugo, Docusaurus, Pandoc and kramdown write it), and shows the heading without it", () => {
     expect(headingAnchor('Configuration {#configuration-open-graph}')).toBe('configuration-open-graph');
-    expect(headingAnchor('Options {#server-options .wide data-x=1}')).toBe('server-options');
+    expect(headingAnchor('Options {#server-options .wide data-x="a b" data-y=1}')).toBe('server-options');
+    expect(headingText('Options {#server-options .wide data-x="a b" data-y=1}')).toBe('Options');
+    // Not an attribute block: an unclosed quote, a number.
+    expect(headingText('Options {#x data-x="a b}')).toBe('Options {#x data-x="a b}');
+    expect(headingText('Set x {.5}')).toBe('Set x {.5}');
     // Long or malformed blocks cost time in proportion to their length.
     expect(headingText(`Title {${'.a'.repeat(50_000)} !}`)).toBe(`Title {${'.a'.repeat(50_000)} !}`);
     expect(headingText(`Title {${'.a '.repeat(50_000)}!}`)).toBe(`Title {${'.a '.repeat(50_000)}!}`);
+    expect(headingText(`Title {${'a="" '.repeat(50_000)}"}`)).toBe(`Title {${'a="" '.repeat(50_000)}"}`);
     expect(headingAnchor(`Title {#${'a'.repeat(100_000)}}`)).toBe('a'.repeat(100_000));
     expect(headingAnchor('Install {: #install-linux}')).toBe('install-linux');
     expect(headingText('Configuration {#configuration-open-graph}')).toBe('Configuration');

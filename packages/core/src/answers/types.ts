@@ -47,18 +47,39 @@ export interface Source {
 
 /**
  * One attribute of a heading's attribute block, as Hugo, Docusaurus, Pandoc and kramdown let
- * authors write it after the text (`## Options {#server-options .wide}`): the site shows the text
- * and gives the heading that id. Anchored and without nested repetition: headings are user input.
+ * authors write it after the text (`## Options {#server-options .wide data-x="a b"}`): the site
+ * shows the text and gives the heading that id. Ids and classes start with a letter, so that
+ * `{.5}` stays text. Anchored and without nested repetition: headings are user input.
  */
-const HEADING_ATTRIBUTE = /^(?:[#.][\w:.-]+|[\w-]+=[^\s"'{}]+)$/u;
+const HEADING_ATTRIBUTE = /^(?:[#.][A-Za-z][\w:.-]*|[A-Za-z][\w-]*=(?:"[^"]*"|[^\s"'{}]+))$/u;
+
+/** An attribute block's attributes, split at white space outside quotes; null when a quote is not closed. Linear. */
+function attributesOf(block: string): string[] | null {
+  const attributes: string[] = [];
+  let at = 0;
+  while (at < block.length) {
+    while (at < block.length && /\s/.test(block.charAt(at))) at++;
+    const start = at;
+    while (at < block.length && !/\s/.test(block.charAt(at))) {
+      if (block.charAt(at) !== '"') {
+        at++;
+        continue;
+      }
+      const close = block.indexOf('"', at + 1);
+      if (close < 0) return null;
+      at = close + 1;
+    }
+    if (at > start) attributes.push(block.slice(start, at));
+  }
+  return attributes;
+}
 
 function parseHeading(heading: string): { text: string; id?: string } {
   const text = heading.trim();
   const open = text.endsWith('}') ? text.lastIndexOf('{') : -1;
   if (open < 0) return { text };
-  const block = text.slice(open + 1, -1).replace(/^:/, '').trim();
-  const attributes = block === '' ? [] : block.split(/\s+/);
-  if (attributes.length === 0 || !attributes.every((attribute) => HEADING_ATTRIBUTE.test(attribute))) return { text };
+  const attributes = attributesOf(text.slice(open + 1, -1).replace(/^:/, ''));
+  if (!attributes || attributes.length === 0 || !attributes.every((attribute) => HEADING_ATTRIBUTE.test(attribute))) return { text };
   const id = attributes.find((attribute) => attribute.startsWith('#'))?.slice(1);
   return { text: text.slice(0, open).trim(), ...(id ? { id } : {}) };
 }
