@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepared } from './prepared.ts';
+import { MAX_PREPARED_STATEMENTS, prepared } from './prepared.ts';
 import { createTestDatabase, testStoreKinds, type TestDatabase } from './testing.ts';
 
 describe.each(await testStoreKinds())('statements marked prepared (%s)', (kind) => {
@@ -28,6 +28,17 @@ describe.each(await testStoreKinds())('statements marked prepared (%s)', (kind) 
     expect(names.map((n) => n.statement)).toEqual([expect.stringContaining('as one'), expect.stringContaining('as other')]);
     for (const { name } of names) expect(name).toMatch(/^kb_[\w-]{24}$/);
     expect(names[0]!.name).not.toBe(names[1]!.name);
+  });
+
+  it.runIf(kind === 'postgres')('are kept to a bound on a connection: texts beyond it run unnamed, and still answer', async () => {
+    const count = await store.database.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < MAX_PREPARED_STATEMENTS + 10; i++) {
+        const rows = await sql<{ n: number }>`${prepared} select ${i}::int as n, ${sql.lit(i)} as bound_${sql.raw(String(i))}`.execute(trx);
+        expect(rows.rows[0]!.n).toBe(i);
+      }
+      return (await sql<{ count: string }>`select count(*) from pg_prepared_statements`.execute(trx)).rows[0]!.count;
+    });
+    expect(Number(count)).toBe(MAX_PREPARED_STATEMENTS);
   });
 
   it('report a failing statement as an unmarked one does, and run again afterwards', async () => {

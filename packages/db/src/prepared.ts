@@ -19,16 +19,28 @@ function statementName(text: string): string {
 }
 
 /**
+ * Named statements a connection keeps at most. The marked statements have a handful of texts; were
+ * one ever to vary with its input, the rest run unnamed rather than fill the server's memory.
+ */
+export const MAX_PREPARED_STATEMENTS = 64;
+
+/**
  * The pg client the pools open: statements marked {@link prepared} go as named statements, which
  * the client parses on a connection once (it remembers the names it has prepared there).
  */
-export class PreparingClient extends pg.Client {}
+export class PreparingClient extends pg.Client {
+  readonly preparedNames = new Set<string>();
+}
 
 const query = pg.Client.prototype.query;
-PreparingClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+PreparingClient.prototype.query = function (this: PreparingClient, ...args: unknown[]) {
   const [text, values, ...rest] = args;
   if (typeof text === 'string' && text.startsWith(MARK) && (values === undefined || Array.isArray(values))) {
-    return Reflect.apply(query, this, [{ name: statementName(text), text, values }, ...rest]) as unknown;
+    const name = statementName(text);
+    if (this.preparedNames.has(name) || this.preparedNames.size < MAX_PREPARED_STATEMENTS) {
+      this.preparedNames.add(name);
+      return Reflect.apply(query, this, [{ name, text, values }, ...rest]) as unknown;
+    }
   }
   return Reflect.apply(query, this, args) as unknown;
 } as typeof query;
