@@ -1,5 +1,5 @@
 import { createTestDatabase, testStoreKinds, type TestDatabase } from '@kb/db/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LanguageDetector } from '../src/answers/language.ts';
 import { PassageRetriever } from '../src/answers/passages.ts';
 import { LocalReranker } from '../src/answers/rerank.ts';
@@ -15,6 +15,7 @@ import { IngestionService } from '../src/ingestion/ingestion.service.ts';
 import { createLogger } from '../src/logger.ts';
 import { SlidingWindowRateLimiter } from '../src/ratelimit/rate-limiter.ts';
 import { SearchService } from '../src/search/search.service.ts';
+import { metrics } from '../src/telemetry/metrics.ts';
 
 const kinds = await testStoreKinds();
 const logger = createLogger({ level: 'silent' });
@@ -192,7 +193,13 @@ describe.each(kinds)('FAQ service on %s', (kind) => {
     writer.hold = gate.promise;
     writer.failNext = new AppError('SERVICE_UNAVAILABLE', 'The language model failed');
     const service = build(writer);
+    const join = vi.spyOn(metrics, 'faqJoin');
+    const joined = new Promise<void>((resolve) => join.mockImplementation(resolve));
     const pending = [ask(service, 'menus'), ask(service, 'menus')].map((p) => p.catch((e: unknown) => e));
+    // Released once the second request waits on the first's generation: released at once, the
+    // first could fail and be gone before the second got there, which would then make its own.
+    await joined;
+    join.mockRestore();
     gate.release();
     for (const result of await Promise.all(pending)) expect(result).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(writer.calls).toBe(1);
