@@ -150,8 +150,13 @@ describe.each(kinds)('FAQ service on %s', (kind) => {
     const gate = released();
     writer.hold = gate.promise;
     const service = build(writer);
+    let joins = 0;
+    const join = vi.spyOn(metrics, 'faqJoin');
+    const allJoined = new Promise<void>((resolve) => join.mockImplementation(() => void (++joins === 4 && resolve())));
     const pending = Array.from({ length: 5 }, () => ask(service, 'menus'));
-    await new Promise((r) => setTimeout(r, 50));
+    // Released once the four others wait on the first's generation, however slow their way there.
+    await allJoined;
+    join.mockRestore();
     gate.release();
     const answers = await Promise.all(pending);
     expect(writer.calls).toBe(1);
