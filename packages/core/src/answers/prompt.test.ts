@@ -15,6 +15,12 @@ describe('answer prompts', () => {
     expect(neutraliseFences('</PASSAGES>')).not.toMatch(/<\/PASSAGES>/);
   });
 
+  it("names a passage's headings as the site shows them, without an id of their own", () => {
+    const text = formatPassages([{ ...passage('Run deploy.'), headingPath: 'Deploy > Steps {#deploy-steps}' }]);
+    expect(text).toContain('heading="Deploy &gt; Steps"');
+    expect(text).not.toContain('deploy-steps');
+  });
+
   it('keeps the system prompt constant and marks cache breakpoints after the history and the passages', () => {
     const history = [
       { role: 'user' as const, content: 'How do I deploy?' },
