@@ -25,7 +25,11 @@ export function sliceWithout(source: string, start: number, end: number, omitted
     if (span.end <= at || span.start >= end) continue;
     text += source.slice(at, Math.max(at, span.start));
     at = Math.min(end, span.end);
-    for (let next = source.indexOf('\n', at); next >= 0 && next < end && source.slice(at, next).trim() === ''; next = source.indexOf('\n', at)) at = next + 1;
+    for (;;) {
+      const lineEnd = source.indexOf('\n', at);
+      if (lineEnd < 0 || lineEnd >= end || source.slice(at, lineEnd).trim() !== '') break;
+      at = lineEnd + 1;
+    }
   }
   return text + source.slice(at, end);
 }

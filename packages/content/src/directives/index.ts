@@ -100,9 +100,15 @@ interface State {
   includedChars: number;
 }
 
-function expandInclude(tag: ShortcodeTag, from: string, chain: readonly string[], state: State, marked: boolean): string {
+/** The file an include shortcode names (`{{% include "/_common/x.md" %}}`, or `file=`, `path=`), if any. */
+function includeTarget(tag: ShortcodeTag): string | undefined {
   const target = tag.positional[0] ?? tag.named['file'] ?? tag.named['path'];
-  if (target === undefined || target.trim() === '') return '';
+  return target === undefined || target.trim() === '' ? undefined : target;
+}
+
+function expandInclude(tag: ShortcodeTag, from: string, chain: readonly string[], state: State, marked: boolean): string {
+  const target = includeTarget(tag);
+  if (target === undefined) return '';
   const fail = (reason: IncludeProblem['reason']): string => {
     state.result.problems.push({ from, target, reason });
     return '';
@@ -206,8 +212,8 @@ export function includeTargets(text: string): string[] {
   const targets: string[] = [];
   for (const token of scanShortcodes(normalize(text))) {
     if (token.type !== 'tag' || token.closing || !INCLUDE_SHORTCODES.has(token.name)) continue;
-    const target = token.positional[0] ?? token.named['file'] ?? token.named['path'];
-    if (target !== undefined && target.trim() !== '') targets.push(target);
+    const target = includeTarget(token);
+    if (target !== undefined) targets.push(target);
   }
   return targets;
 }

@@ -446,10 +446,11 @@ export function extractAnswer(input: Pick<AnswerInput, 'question' | 'query' | 'l
     const next = siblings[siblings.indexOf(unit) + 1];
     return !next || next.kind === 'sentence';
   };
-  /** `counted`: whether the unit's words count against the answer's budget (the rest of a list it completes does not). */
   /** Quoted units other than sentences, as compared (a sentence they say is not quoted again). */
   const larger: string[] = [];
+  /** The words each unit took from the budget. */
   const countedWords = new Map<Unit, number>();
+  /** `counted`: whether the unit's words count against the answer's budget (the rest of a list it completes does not). */
   const add = (unit: Unit, counted = true) => {
     // The same sentence or block in two sections (an example repeated on a page) is quoted once.
     if (picked.has(unit) || quotedTexts.has(unit.text) || dangling(unit)) return false;

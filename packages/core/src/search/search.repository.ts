@@ -78,7 +78,7 @@ function termFrequency(tsvector: RawBuilder<unknown>, tsquery: RawBuilder<unknow
 }
 
 /** A hit as read, its `url`, `page` and `fragment` left out when null. */
-function withoutNullUrl<T extends { url?: string | null; page?: number | null; fragment?: string | null }>(
+function withoutNulls<T extends { url?: string | null; page?: number | null; fragment?: string | null }>(
   row: T,
 ): T & { url?: string; page?: number; fragment?: string } {
   const { url, page, fragment, ...rest } = row;
@@ -247,7 +247,7 @@ export class SearchRepository {
     // With sequential scans off, or the planner reads and sorts whole small tables (see Database).
     const rows = await this.database.withVectorSearch(query);
     // Iterative scans in relaxed order may return neighbours slightly out of order.
-    return rows.rows.map((r) => withoutNullUrl({ ...r, raw: Number(r.raw) })).sort((a, b) => a.raw - b.raw);
+    return rows.rows.map((r) => withoutNulls({ ...r, raw: Number(r.raw) })).sort((a, b) => a.raw - b.raw);
   }
 
   private stats: (CorpusStats & { at: number }) | undefined;
@@ -421,7 +421,7 @@ export class SearchRepository {
         from scored s
         join chunks c on c.id = s.id
         join documents d on d.id = c.document_id`.execute(this.db);
-      hits = bestHits(hits, rows.rows.map((r) => withoutNullUrl({ ...r, raw: Number(r.raw) })), limit);
+      hits = bestHits(hits, rows.rows.map((r) => withoutNulls({ ...r, raw: Number(r.raw) })), limit);
       for (const term of round) done.add(term);
       next = end;
       if (settled()) break;
@@ -651,10 +651,10 @@ export class SearchRepository {
     const row = (await this.database.withVectorSearch(statement)).rows[0]!;
     const wordFrequencies = new Map(Object.entries(row.words));
     if (row.ranked) {
-      const hits = row.ranked.map(({ tokenCount: _tokenCount, ...h }) => withoutNullUrl(h));
+      const hits = row.ranked.map(({ tokenCount: _tokenCount, ...h }) => withoutNulls(h));
       return { ranked: { hits, bestSimilarity: row.bestSimilarity ?? null }, lexical: [], nearest: [], wordFrequencies };
     }
-    const hit = ({ score: _score, distance: _distance, ...h }: NonNullable<HybridStatementRow['hits']>[number], raw: number) => withoutNullUrl({ ...h, raw });
+    const hit = ({ score: _score, distance: _distance, ...h }: NonNullable<HybridStatementRow['hits']>[number], raw: number) => withoutNulls({ ...h, raw });
     const lexical: ScoredHit[] = [];
     let nearest: ScoredHit[] = [];
     for (const h of row.hits ?? []) {
